@@ -1,0 +1,188 @@
+"""The engine contract every game follows, and the declarative info block.
+
+An engine is pure Python + numpy, free of gymnasium and pettingzoo. It is an object that
+holds a validated *configuration* (number of players, deck, ...) and operates on *state*
+objects that it creates. Verbs (in the spirit of pgx ``Game`` and OpenSpiel ``State``):
+
+- ``new_game(rng)``: deal a new game from an explicit ``np.random.Generator``;
+  the deal is the only randomness, everything afterwards is deterministic.
+- ``from_layout(layout)``: the same game for a given deal (replays, scripted tests).
+- ``legal_mask(state)``: bool array over the action ids.
+- ``apply(state, action)``: pure transition, returns ``(new_state, transition)``.
+- ``apply_inplace(state, action)``: the same transition, mutating ``state`` (what the
+  envs use; ``apply`` is a copy followed by this, so the rules exist once).
+- ``is_over``, ``current_player``, ``scores``, ``winners``, ``face_down``.
+
+The env layer (:mod:`memtab_env.aec`) is written once against this contract.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from memtab_env.errors import InvalidOptionError
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Declarative facts about a game configuration, checked by the tests.
+
+    Attributes:
+        name: short game name used in records (``"memtab"``).
+        num_actions: size of the discrete action space.
+        num_positions: number of card positions (the part of the action space that flips).
+        num_kinds: number of distinct card kinds.
+        max_game_length: the most actions a legal game can take (all players together).
+        max_turns: the most turns a legal game can take.
+        min_players / max_players: allowed player counts.
+        score_bounds: lowest and highest final score a player can have.
+    """
+
+    name: str
+    num_actions: int
+    num_positions: int
+    num_kinds: int
+    max_game_length: int
+    max_turns: int
+    min_players: int
+    max_players: int
+    score_bounds: tuple[float, float]
+
+
+@dataclass
+class Transition:
+    """What one action did: the facts records, memory models and renderers need.
+
+    Attributes:
+        player: seat that acted.
+        action: the action id.
+        revealed: ``(position, kind)`` pairs that became visible to everybody.
+        removed: positions whose cards left the table or a tableau because of a pair.
+        turn_over: whether the action ended the acting player's turn.
+        next_player: the seat on turn after the action (equal to ``player`` on an extra
+            turn; unchanged when the game is over).
+        game_over: whether the game ended with this action.
+        extra: game-specific fields, copied into the action's record entry.
+    """
+
+    player: int
+    action: int
+    revealed: list[tuple[int, int]] = field(default_factory=list)
+    removed: list[int] = field(default_factory=list)
+    turn_over: bool = False
+    next_player: int = 0
+    game_over: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Game(abc.ABC):
+    """Abstract engine. Subclasses validate their options in ``__init__``."""
+
+    #: short name used in records and registries
+    name: ClassVar[str]
+    #: the options accepted by ``__init__`` with their defaults (documentation + records)
+    default_options: ClassVar[dict[str, Any]]
+
+    num_players: int
+    first_player: int
+    info: GameInfo
+
+    # -- construction ---------------------------------------------------------------
+    @abc.abstractmethod
+    def new_game(self, rng: np.random.Generator) -> Any:
+        """Deal a new game with ``rng`` (the only randomness of a game)."""
+
+    @abc.abstractmethod
+    def from_layout(self, layout: Any) -> Any:
+        """A new game whose deal is ``layout`` (card codes or kind ids)."""
+
+    # -- rules ------------------------------------------------------------------------
+    @abc.abstractmethod
+    def legal_mask(self, state: Any) -> np.ndarray:
+        """Bool array of shape ``(num_actions,)``: the legal actions of the player on turn
+        (all False once the game is over)."""
+
+    @abc.abstractmethod
+    def apply_inplace(self, state: Any, action: int) -> Transition:
+        """Apply ``action`` to ``state`` in place. Raises before changing anything if the
+        action is illegal or the game is over."""
+
+    def apply(self, state: Any, action: int) -> tuple[Any, Transition]:
+        """Pure transition: ``state`` is left unchanged."""
+        new_state = state.copy()
+        transition = self.apply_inplace(new_state, action)
+        return new_state, transition
+
+    @abc.abstractmethod
+    def is_over(self, state: Any) -> bool: ...
+
+    @abc.abstractmethod
+    def current_player(self, state: Any) -> int: ...
+
+    @abc.abstractmethod
+    def scores(self, state: Any) -> np.ndarray:
+        """Score of every seat now (final scores once the game is over)."""
+
+    @abc.abstractmethod
+    def winners(self, state: Any) -> list[int]:
+        """Seats that win (several for a shared win). Only meaningful once over."""
+
+    @abc.abstractmethod
+    def face_down(self, state: Any) -> np.ndarray:
+        """Bool mask over positions: cards face down on the table, whose identity an
+        observer knows only through memory."""
+
+    @abc.abstractmethod
+    def card_code(self, kind: int) -> str:
+        """Human-readable code of a card kind (``"R5"``)."""
+
+    @abc.abstractmethod
+    def layout_codes(self, state: Any) -> list[str]:
+        """The deal as card codes, ``layout[i]`` being the card dealt at position ``i``."""
+
+    def instant_win(self, state: Any) -> bool:
+        """Whether a special rule ended the game (MemTab's two pairs in one turn)."""
+        return False
+
+    def options(self) -> dict[str, Any]:
+        """The engine options of this configuration, as a plain dict (for records)."""
+        return {"num_players": self.num_players, "first_player": self.first_player}
+
+    def action_name(self, action: int) -> str:
+        """Human-readable name of an action id."""
+        return f"flip {action}"
+
+
+def check_int_option(name: str, value: Any, low: int, high: int) -> int:
+    """Validate an integer option, raising :class:`InvalidOptionError` with the allowed range."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InvalidOptionError(
+            f"{name} must be an integer in [{low}, {high}], got {value!r} ({type(value).__name__})"
+        )
+    if not low <= int(value) <= high:
+        raise InvalidOptionError(f"{name} must be in [{low}, {high}], got {value}")
+    return int(value)
+
+
+def check_action(action: Any, num_actions: int) -> int:
+    """Validate the *type and range* of an action id; raises IllegalActionError."""
+    from memtab_env.errors import IllegalActionError
+
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = int(action)
+        else:
+            raise IllegalActionError(
+                f"action must be an integer in [0, {num_actions - 1}], "
+                f"got {action!r} ({type(action).__name__})"
+            )
+    action = int(action)
+    if not 0 <= action < num_actions:
+        raise IllegalActionError(
+            f"action {action} is out of range: actions are integers in [0, {num_actions - 1}]"
+        )
+    return action

@@ -1,0 +1,155 @@
+"""Memory models: from the public history of reveals to what each observer still knows.
+
+Every player watches every flip (the rules hide nothing that was turned face up). What a
+*later* observation still shows of a card that went back face down is decided by the
+memory model, chosen per env (``RULINGS.md``, "Memory models"):
+
+============  ============================================================================
+spec          an observer remembers a face-down card when ...
+============  ============================================================================
+``perfect``   it was ever revealed.
+``none``      it was revealed *after that observer's own previous action* (what it just
+              watched); nothing older. A recurrent agent must carry the rest.
+``decay:p``   it was revealed and not yet forgotten: after every flip, each remembered
+              card is forgotten with probability ``p`` (0 <= p <= 1), independently per
+              observer, drawn from per-observer seeded streams; the card just revealed is
+              then added. Same seed, same forgetting.
+``window:k``  it is among the ``k`` most recent reveals (k >= 0; a card revealed twice
+              counts from its latest reveal).
+============  ============================================================================
+
+Cards face up right now and cards in a tableau are visible to everybody under every
+model; the models only concern cards face down on the table. Positions never change,
+so a remembered position identifies its card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memtab_env.errors import InvalidOptionError
+
+MEMORY_KINDS = ("perfect", "none", "decay", "window")
+_ALLOWED = "'perfect', 'none', 'decay:p' (0 <= p <= 1) or 'window:k' (integer k >= 0)"
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """A parsed memory-model spec: ``kind`` and its parameter (p for decay, k for window)."""
+
+    kind: str
+    param: float = 0.0
+
+    def __str__(self) -> str:
+        if self.kind == "decay":
+            return f"decay:{self.param:g}"
+        if self.kind == "window":
+            return f"window:{int(self.param)}"
+        return self.kind
+
+
+def parse_memory(spec: str | MemorySpec) -> MemorySpec:
+    """Parse ``'perfect' | 'none' | 'decay:p' | 'window:k'``; raise InvalidOptionError."""
+    if isinstance(spec, MemorySpec):
+        return spec
+    if not isinstance(spec, str):
+        raise InvalidOptionError(f"memory must be a string, one of {_ALLOWED}; got {spec!r}")
+    kind, _, arg = spec.strip().partition(":")
+    if kind in ("perfect", "none"):
+        if arg:
+            raise InvalidOptionError(f"memory {kind!r} takes no parameter; got {spec!r}")
+        return MemorySpec(kind)
+    if kind == "decay":
+        try:
+            p = float(arg)
+        except ValueError:
+            raise InvalidOptionError(
+                f"memory {spec!r}: decay needs a probability, e.g. 'decay:0.1'; allowed: {_ALLOWED}"
+            ) from None
+        if not 0.0 <= p <= 1.0:
+            raise InvalidOptionError(f"memory {spec!r}: decay probability must be in [0, 1]")
+        return MemorySpec("decay", p)
+    if kind == "window":
+        try:
+            k = int(arg)
+        except ValueError:
+            raise InvalidOptionError(
+                f"memory {spec!r}: window needs an integer size, e.g. 'window:6'; allowed: {_ALLOWED}"
+            ) from None
+        if k < 0:
+            raise InvalidOptionError(f"memory {spec!r}: window size must be >= 0")
+        return MemorySpec("window", k)
+    raise InvalidOptionError(f"unknown memory model {spec!r}; allowed: {_ALLOWED}")
+
+
+class Memory:
+    """What every observer of one game remembers. Feed it every action, query it per observer.
+
+    ``on_action(actor, revealed_positions)`` must be called once per action, in order;
+    ``remembered(observer, face_down)`` is the bool mask of face-down positions whose card
+    ``observer`` remembers.
+    """
+
+    def __init__(
+        self,
+        spec: str | MemorySpec,
+        num_observers: int,
+        num_positions: int,
+        seed: int | np.random.SeedSequence | None = None,
+    ) -> None:
+        self.spec = parse_memory(spec)
+        self.num_observers = num_observers
+        self.num_positions = num_positions
+        self.reset(seed)
+
+    def reset(self, seed: int | np.random.SeedSequence | None = None) -> None:
+        """Forget everything; ``seed`` seeds the per-observer forgetting streams (decay)."""
+        n, p = self.num_observers, self.num_positions
+        self.time = 0  # number of reveals so far
+        # time of each position's latest reveal (1-based); 0 = never revealed
+        self.reveal_time = np.zeros(p, dtype=np.int64)
+        # time of each observer's latest action (reveals at times <= this are "before")
+        self.last_action = np.zeros(n, dtype=np.int64)
+        self.known = np.zeros((n, p), dtype=bool)  # decay: per-observer remembered bits
+        self._rngs: list[np.random.Generator] = []
+        if self.spec.kind == "decay":
+            ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+            self._rngs = [np.random.default_rng(s) for s in ss.spawn(n)]
+
+    def on_action(self, actor: int, revealed: list[int] | tuple[int, ...]) -> None:
+        """Record that ``actor`` acted and that its action revealed ``revealed`` positions.
+
+        Under ``none`` the actor's own reveals count as part of its action: afterwards it
+        remembers only what *others* reveal (cards face up now stay visible regardless).
+        """
+        kind = self.spec.kind
+        for pos in revealed:
+            if kind == "decay":
+                p = self.spec.param
+                if p > 0.0:
+                    for obs in range(self.num_observers):
+                        row = self.known[obs]
+                        idx = np.flatnonzero(row)
+                        if idx.size:
+                            forget = self._rngs[obs].random(idx.size) < p
+                            row[idx[forget]] = False
+                self.known[:, pos] = True
+            self.time += 1
+            self.reveal_time[pos] = self.time
+        self.last_action[actor] = self.time
+
+    def remembered(self, observer: int, face_down: np.ndarray) -> np.ndarray:
+        """Bool mask: face-down positions whose card ``observer`` remembers."""
+        kind = self.spec.kind
+        if kind == "perfect":
+            seen = self.reveal_time > 0
+        elif kind == "none":
+            seen = self.reveal_time > self.last_action[observer]
+        elif kind == "window":
+            seen = self.reveal_time > self.time - int(self.spec.param)
+            seen &= self.reveal_time > 0
+        else:
+            seen = self.known[observer]
+        return seen & face_down

@@ -1,0 +1,64 @@
+"""Observation encoders: ``(state, observer, remembered) -> flat int8 vector``.
+
+An encoder is built apart from the state it reads (OpenSpiel ``Observer`` style). Each
+game has one encoder class with:
+
+- ``fields``: the layout as an ordered list of :class:`Field` (name, shape); the flat
+  vector is their concatenation, and the docstring of ``encode`` carries the same table
+  (a test checks that they agree);
+- ``size``, ``low``, ``high``: the flat vector's length and bounds (int8);
+- ``encode(state, observer, remembered)``: a fresh int8 array;
+- ``views(obs)``: named views (reshaped slices) of a flat vector, for people and tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named block of the flat observation."""
+
+    name: str
+    shape: tuple[int, ...]
+    low: int
+    high: int
+    doc: str
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+
+class Encoder:
+    """Shared machinery: offsets, bounds and named views from ``self.fields``."""
+
+    fields: list[Field]
+
+    def _finish(self) -> None:
+        self.offsets: dict[str, tuple[int, int]] = {}
+        start = 0
+        for f in self.fields:
+            self.offsets[f.name] = (start, start + f.size)
+            start += f.size
+        self.size = start
+        self.low = np.concatenate([np.full(f.size, f.low, np.int8) for f in self.fields])
+        self.high = np.concatenate([np.full(f.size, f.high, np.int8) for f in self.fields])
+
+    def views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views of a flat observation (no copies)."""
+        return {
+            f.name: obs[self.offsets[f.name][0] : self.offsets[f.name][1]].reshape(f.shape)
+            for f in self.fields
+        }
+
+    def index_table(self) -> str:
+        """The layout as a reStructuredText-like table (the one in the docstring)."""
+        rows = []
+        for f in self.fields:
+            a, b = self.offsets[f.name]
+            rows.append(f"[{a}, {b})  {f.name}  {'x'.join(map(str, f.shape))}  {f.doc}")
+        return "\n".join(rows)

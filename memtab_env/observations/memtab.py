@@ -1,0 +1,91 @@
+"""MemTab observation encoder."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memtab_env.games.memtab import (
+    FLIPS_PER_TURN,
+    KIND_POINTS,
+    NUM_KINDS,
+    NUM_POSITIONS,
+    TABLEAU,
+    UP,
+    MemTab,
+    MemTabState,
+)
+from memtab_env.observations import Encoder, Field
+
+_STATUS = np.eye(4, dtype=np.int8)
+_KIND = np.vstack([np.eye(NUM_KINDS, dtype=np.int8), np.zeros((1, NUM_KINDS), np.int8)])
+
+
+class MemTabEncoder(Encoder):
+    """Flat int8 observation of MemTab for one observer (``n`` = number of players).
+
+    Seats are listed *relative to the observer*: block 0 is the observer, block 1 the next
+    seat in turn order, and so on.
+
+    ================  ==========  =====================================================
+    field             shape       meaning
+    ================  ==========  =====================================================
+    status            28 x 4      one-hot per position: down, up (flipped this turn),
+                                  gone, tableau
+    card              28 x 14     one-hot kind of the card at the position when this
+                                  observer can see it: face up, in a tableau, or face
+                                  down and remembered; all zeros otherwise (and for gone)
+    tableaux          n x 14      1 where that seat's tableau holds a card of that kind
+    scores            n           each seat's current score (-35..35)
+    flip              3           one-hot index of the next flip within the turn
+    turn              n           one-hot seat on turn (all zeros once the game is over)
+    ================  ==========  =====================================================
+
+    Total size ``507 + 16 n`` (539 for two players). Kind ids: ``R2..R8`` = 0..6,
+    ``B2..B8`` = 7..13.
+    """
+
+    def __init__(self, game: MemTab) -> None:
+        n = game.num_players
+        self.game = game
+        self.num_players = n
+        lo, hi = (int(b) for b in game.info.score_bounds)
+        self.fields = [
+            Field("status", (NUM_POSITIONS, 4), 0, 1, "one-hot: down, up, gone, tableau"),
+            Field("card", (NUM_POSITIONS, NUM_KINDS), 0, 1, "visible or remembered kind"),
+            Field("tableaux", (n, NUM_KINDS), 0, 1, "kinds held, observer first"),
+            Field("scores", (n,), lo, hi, "scores, observer first"),
+            Field("flip", (FLIPS_PER_TURN,), 0, 1, "one-hot next flip in the turn"),
+            Field("turn", (n,), 0, 1, "one-hot seat on turn, observer first"),
+        ]
+        self._finish()
+        self._seat_order = [np.roll(np.arange(n), -i) for i in range(n)]
+
+    def encode(self, state: MemTabState, observer: int, remembered: np.ndarray) -> np.ndarray:
+        """Encode ``state`` for ``observer``; ``remembered`` masks the face-down positions
+        whose card the observer remembers (from :class:`memtab_env.memory.Memory`)."""
+        n = self.num_players
+        status = state.status
+        visible = (status == UP) | (status == TABLEAU) | remembered
+        kinds = np.where(visible, state.layout, NUM_KINDS)
+        order = self._seat_order[observer]
+        in_tab = status == TABLEAU
+        tab = np.zeros((n, NUM_KINDS), dtype=np.int8)
+        tab[state.owner[in_tab], state.layout[in_tab]] = 1
+        scores = np.bincount(
+            state.owner[in_tab], weights=KIND_POINTS[state.layout[in_tab]], minlength=n
+        )
+        flip = np.zeros(FLIPS_PER_TURN, dtype=np.int8)
+        turn = np.zeros(n, dtype=np.int8)
+        if not state.over:
+            flip[state.flip] = 1
+            turn[(state.current - observer) % n] = 1
+        return np.concatenate(
+            [
+                _STATUS[status].ravel(),
+                _KIND[kinds].ravel(),
+                tab[order].ravel(),
+                scores[order].astype(np.int8),
+                flip,
+                turn,
+            ]
+        )

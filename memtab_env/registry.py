@@ -1,0 +1,70 @@
+"""The table of games: one row per game, nothing else to edit when a game is added.
+
+Each row names (as ``"module:attr"`` strings, imported lazily) the engine class, the
+observation encoder class and the renderer of a game, and the ids it is registered under
+with Gymnasium (``MemTab-v0``) and PettingZoo (``memtab/MemTab-v0``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from memtab_env.errors import InvalidOptionError
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Where the parts of one game live.
+
+    Attributes:
+        name: short name used in records (``"memtab"``).
+        env_id: Gymnasium id; the PettingZoo id is ``"memtab/" + env_id``.
+        engine: ``"module:Class"`` of the :class:`memtab_env.games.base.Game` subclass.
+        encoder: ``"module:Class"`` of the observation encoder (takes the engine).
+        renderer: ``"module:Class"`` of the renderer (takes the engine; ``ansi(state)``,
+            ``rgb(state)``).
+        aec_module: the classic-style module exposing ``env()`` and ``raw_env``.
+        max_episode_steps: Gymnasium step limit of the single-agent view (truncation).
+    """
+
+    name: str
+    env_id: str
+    engine: str
+    encoder: str
+    renderer: str
+    aec_module: str
+    max_episode_steps: int
+
+    @property
+    def pettingzoo_id(self) -> str:
+        return f"memtab/{self.env_id}"
+
+
+def load(path: str) -> Any:
+    """Import ``"module:attr"``."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+GAMES: dict[str, GameSpec] = {
+    "memtab": GameSpec(
+        name="memtab",
+        env_id="MemTab-v0",
+        engine="memtab_env.games.memtab:MemTab",
+        encoder="memtab_env.observations.memtab:MemTabEncoder",
+        renderer="memtab_env.render:MemTabRenderer",
+        aec_module="memtab_env.memtab_v0",
+        max_episode_steps=250,
+    ),
+}
+
+
+def game_spec(name_or_id: str) -> GameSpec:
+    """Look a game up by short name (``"memtab"``), Gymnasium or PettingZoo id."""
+    for spec in GAMES.values():
+        if name_or_id in (spec.name, spec.env_id, spec.pettingzoo_id):
+            return spec
+    allowed = sorted([s.name for s in GAMES.values()] + [s.env_id for s in GAMES.values()])
+    raise InvalidOptionError(f"unknown game {name_or_id!r}; known: {allowed}")
