@@ -69,7 +69,7 @@ def parse_memory(spec: str | MemorySpec) -> MemorySpec:
                 f"memory {spec!r}: decay needs a probability, e.g. 'decay:0.1'; allowed: {_ALLOWED}"
             ) from None
         if not 0.0 <= p <= 1.0:
-            raise InvalidOptionError(f"memory {spec!r}: decay probability must be in [0, 1]")
+            raise InvalidOptionError(f"memory {spec!r}: decay probability must be in [0, 1]; allowed: {_ALLOWED}")
         return MemorySpec("decay", p)
     if kind == "window":
         try:
@@ -79,7 +79,7 @@ def parse_memory(spec: str | MemorySpec) -> MemorySpec:
                 f"memory {spec!r}: window needs an integer size, e.g. 'window:6'; allowed: {_ALLOWED}"
             ) from None
         if k < 0:
-            raise InvalidOptionError(f"memory {spec!r}: window size must be >= 0")
+            raise InvalidOptionError(f"memory {spec!r}: window size must be >= 0; allowed: {_ALLOWED}")
         return MemorySpec("window", k)
     raise InvalidOptionError(f"unknown memory model {spec!r}; allowed: {_ALLOWED}")
 

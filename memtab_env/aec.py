@@ -1,0 +1,302 @@
+"""One PettingZoo AEC env class over any game engine, and the lean standard wrapper.
+
+A game's classic-style module (``memtab_env.memtab_v0``) subclasses :class:`MemoryGameEnv`
+with its registry row and exposes ``raw_env`` and ``env()``. Everything every env shares
+lives here once: agents and turn order, seeding, memory models, observations, the
+PettingZoo reward bookkeeping (the same agent may act several times in a row), records,
+rendering and illegal-action handling.
+
+Illegal actions (RULINGS.md, "Bad input"): the bare ``raw_env`` raises
+:class:`~memtab_env.errors.IllegalActionError` and leaves the game unchanged; ``env()``
+ends the game with a loss (reward -1) for the offender and 0 for everybody else, exactly as
+PettingZoo's ``TerminateIllegalWrapper`` does for its classic games.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from memtab_env import __version__
+from memtab_env.errors import IllegalActionError, InvalidOptionError
+from memtab_env.games.base import Game
+from memtab_env.memory import Memory, parse_memory
+from memtab_env.registry import GameSpec, load
+from memtab_env.rewards import check_reward_scheme, win_rewards
+
+RENDER_MODES = ("human", "ansi", "rgb_array")
+_SEED_BOUND = 2**63
+
+
+class MemoryGameEnv(AECEnv, EzPickle):
+    """PettingZoo AEC env over a memory-game engine. Subclasses set ``game_spec``.
+
+    Args:
+        memory: memory model of the observations: ``"perfect"`` (default), ``"none"``,
+            ``"decay:p"`` or ``"window:k"`` (see :mod:`memtab_env.memory`).
+        reward: ``"win"`` (default; terminal +1/-1 shared) or ``"score"`` (dense change of
+            each player's score), see :mod:`memtab_env.rewards`.
+        render_mode: ``None``, ``"human"`` (prints the table), ``"ansi"`` (returns it as a
+            string) or ``"rgb_array"`` (returns a uint8 image).
+        **game_options: the engine's options (``num_players``, ``first_player``, ...).
+    """
+
+    game_spec: ClassVar[GameSpec]
+    metadata: ClassVar[dict[str, Any]]
+
+    def __init__(
+        self,
+        memory: str = "perfect",
+        reward: str = "win",
+        render_mode: str | None = None,
+        **game_options: Any,
+    ) -> None:
+        EzPickle.__init__(self, memory=memory, reward=reward, render_mode=render_mode, **game_options)
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise InvalidOptionError(
+                f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}"
+            )
+        engine_cls = load(self.game_spec.engine)
+        unknown = sorted(set(game_options) - set(engine_cls.default_options))
+        if unknown:
+            allowed = sorted(["memory", "reward", "render_mode", *engine_cls.default_options])
+            raise InvalidOptionError(
+                f"unknown option(s) {unknown} for {self.game_spec.env_id}; allowed: {allowed}"
+            )
+        self.game: Game = engine_cls(**game_options)
+        self.encoder = load(self.game_spec.encoder)(self.game)
+        self.memory_spec = parse_memory(memory)
+        self.reward_scheme = check_reward_scheme(reward)
+        self.render_mode = render_mode
+        self._renderer: Any = None
+
+        n = self.game.num_players
+        info = self.game.info
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=self.encoder.low, high=self.encoder.high, dtype=np.int8
+                ),
+                "action_mask": spaces.Box(0, 1, shape=(info.num_actions,), dtype=np.int8),
+                "remembered_mask": spaces.Box(
+                    0, 1, shape=(info.num_positions,), dtype=np.int8
+                ),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(info.num_actions) for a in self.possible_agents}
+        self.memory = Memory(self.memory_spec, n, info.num_positions)
+        self._seed_stream: np.random.Generator | None = None
+        self.state: Any = None
+        self.game_seed: int | None = None
+
+    # -- PettingZoo API ---------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game.
+
+        ``seed`` seeds this game's deal and memory streams, and the stream of seeds of the
+        games that follow a ``reset()`` without seed. ``options`` may hold ``"layout"``
+        (a deal: list of card codes or kind ids) to play a given deal.
+        """
+        unknown = sorted(set(options or {}) - {"layout"})
+        if unknown:
+            raise InvalidOptionError(f"unknown reset option(s) {unknown}; allowed: ['layout']")
+        if seed is not None:
+            self._seed_stream = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            if self._seed_stream is None:
+                self._seed_stream = np.random.default_rng()
+            game_seed = int(self._seed_stream.integers(_SEED_BOUND))
+        self.game_seed = game_seed
+        self.np_random = np.random.default_rng(game_seed)
+        if options and "layout" in options:
+            self.state = self.game.from_layout(options["layout"])
+            self._layout_given = True
+        else:
+            self.state = self.game.new_game(self.np_random)
+            self._layout_given = False
+        self.memory.reset(np.random.SeedSequence(game_seed).spawn(2)[1])
+        self._actions: list[dict[str, Any]] = []
+        self._illegal: dict[str, Any] | None = None
+        self._final_rewards: np.ndarray | None = None
+        self._prev_scores = self.game.scores(self.state) if self.reward_scheme == "score" else None
+
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        i = self.agent_name_mapping[agent]
+        remembered = self.memory.remembered(i, self.game.face_down(self.state))
+        if agent == self.agent_selection and not self.game.is_over(self.state):
+            mask = self.game.legal_mask(self.state).astype(np.int8)
+        else:
+            mask = np.zeros(self.game.info.num_actions, dtype=np.int8)
+        return {
+            "observation": self.encoder.encode(self.state, i, remembered),
+            "action_mask": mask,
+            "remembered_mask": remembered.astype(np.int8),
+        }
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionError(
+                f"{agent} is on turn and must act: action None is only allowed for an agent "
+                f"whose game is over; legal actions: {self.legal_actions()}"
+            )
+        # the engine validates and raises before changing anything
+        t = self.game.apply_inplace(self.state, action)
+        self.memory.on_action(t.player, [pos for pos, _ in t.revealed])
+        entry: dict[str, Any] = {"player": t.player, "action": t.action}
+        if t.revealed:
+            entry["card"] = self.game.card_code(t.revealed[0][1])
+        entry.update(t.extra)
+        self._actions.append(entry)
+
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if self._prev_scores is not None:
+            scores = self.game.scores(self.state)
+            for a, d in zip(self.possible_agents, scores - self._prev_scores, strict=True):
+                self.rewards[a] = float(d)
+            self._prev_scores = scores
+        if t.game_over:
+            self._final_rewards = win_rewards(self.game.num_players, self.game.winners(self.state))
+            if self.reward_scheme == "win":
+                for a, r in zip(self.possible_agents, self._final_rewards, strict=True):
+                    self.rewards[a] = float(r)
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = self.possible_agents[t.next_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
+            return None
+        if self._renderer is None:
+            self._renderer = load(self.game_spec.renderer)(self.game)
+        if self.render_mode == "rgb_array":
+            return self._renderer.rgb(self.state)
+        text = self._renderer.ansi(self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self._renderer = None
+
+    # -- extras ------------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the agent on turn (empty once the game is over)."""
+        return np.flatnonzero(self.game.legal_mask(self.state)).tolist()
+
+    def end_by_illegal_action(self, agent: str, action: Any, illegal_reward: float) -> None:
+        """End the game because ``agent`` sent ``action`` (used by :func:`wrap`)."""
+        self._illegal = {"player": self.agent_name_mapping[agent], "action": _jsonable(action)}
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = float(illegal_reward)
+        self._final_rewards = np.array([self.rewards[a] for a in self.possible_agents])
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    def record(self) -> dict[str, Any]:
+        """The game so far as a ``memtab-record/1`` dict (see ``shared/RECORD_FORMAT.md``)."""
+        from memtab_env.record import make_record
+
+        return make_record(self)
+
+
+def _jsonable(action: Any) -> Any:
+    if isinstance(action, (np.integer, np.bool_)):
+        return action.item()
+    if isinstance(action, (int, float, str)) or action is None:
+        return action
+    return repr(action)
+
+
+class ActionOutOfBoundsError(IllegalActionError, AssertionError):
+    """An action outside the action space. Also an ``AssertionError``, the type PettingZoo's
+    ``AssertOutOfBoundsWrapper`` raises, so code written against that chain still works."""
+
+
+class StandardWrapper(OrderEnforcingWrapper):
+    """PettingZoo's standard chain for classic games, in one layer.
+
+    Behaves exactly as ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+    TerminateIllegalWrapper(raw, illegal_reward=-1)))`` (``tests/test_wrapper_equivalence.py``
+    plays both side by side, illegal actions included) while checking the action mask
+    without building an observation. The differences are clearer messages: an action
+    outside the action space raises :class:`ActionOutOfBoundsError` (an ``AssertionError``
+    like PettingZoo's) naming the allowed range, and the ending of a game by an illegal
+    action is written into the game record.
+    """
+
+    def __init__(self, env: MemoryGameEnv, illegal_reward: float = -1.0) -> None:
+        super().__init__(env)
+        self.illegal_reward = float(illegal_reward)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw: MemoryGameEnv = self.env  # type: ignore[assignment]
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        space = raw.action_spaces[agent]
+        if not ((action is None and dead) or space.contains(action)):
+            raise ActionOutOfBoundsError(
+                f"action {action!r} is not in the action space of {agent}: "
+                f"an integer in [0, {space.n - 1}]" + (" or None once its game is over" if dead else "")
+            )
+        if dead:
+            raw._was_dead_step(action)
+            return
+        if isinstance(action, (bool, np.bool_)):
+            raise IllegalActionError(f"action must be an integer, not a bool ({action!r})")
+        if not raw.game.legal_mask(raw.state)[int(action)]:
+            EnvLogger.warn_on_illegal_move()
+            raw.end_by_illegal_action(agent, action, self.illegal_reward)
+            return
+        raw.step(action)
+
+
+def wrap(raw: MemoryGameEnv) -> StandardWrapper:
+    """The ``env()`` of every game: the raw env with the standard (lean) wrapper."""
+    return StandardWrapper(raw)

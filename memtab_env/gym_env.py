@@ -1,0 +1,235 @@
+"""Gymnasium single-agent view of any game: the learner holds one seat, opponents the rest.
+
+``gymnasium.make("MemTab-v0", opponents="greedy")``. The view is a thin layer over the
+game's bare AEC env (``raw_env``), so rules, memory models, rewards and records are the
+AEC env's; opponents act on the same AEC observations a PettingZoo agent would get.
+
+Observation: ``obs_mode="flat"`` (default) is the learner's flat observation vector as a
+float32 ``Box`` (for SB3 ``MlpPolicy`` and recurrent policies); ``obs_mode="dict"`` is a
+one-level ``Dict`` with ``observation`` (float32), ``action_mask`` and ``remembered_mask``
+(int8) for ``MultiInputPolicy``. The legal actions are in ``info["action_mask"]`` and
+:meth:`SingleAgentEnv.action_masks` (sb3-contrib's ``MaskablePPO``).
+
+Illegal actions (RULINGS.md, "Bad input"): with ``illegal_action="penalty"`` (default)
+the step returns ``illegal_penalty`` as reward, leaves the game unchanged (opponents do
+not move) and sets ``info["illegal_action"] = True``; the registered step limit truncates
+a learner that never stops. ``illegal_action="raise"`` raises
+:class:`~memtab_env.errors.IllegalActionError` instead. Nothing is ever remapped.
+
+If opponents end a game before the learner's first action (possible only through a chain
+of extra turns), the view deals again from the same seed stream so that every episode has
+at least one learner step; ``info["redeals"]`` counts how often that happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from memtab_env.errors import IllegalActionError, InvalidOptionError
+from memtab_env.registry import game_spec, load
+
+OBS_MODES = ("flat", "dict")
+ILLEGAL_MODES = ("penalty", "raise")
+
+
+class SingleAgentEnv(gym.Env):
+    """Single-agent view of a memory game.
+
+    Args:
+        game: game name or id (``"memtab"``; set by the registration).
+        opponents: an agent name for every other seat (``"random"``, ``"greedy"``, any name
+            of ``agents.make``), an object with ``act(observation) -> int`` (and optionally
+            ``reset(seed=None)``), or a sequence with one of those per other seat, in seat
+            order after the learner.
+        learner_seat: the learner's seat, or ``"random"`` for a uniformly drawn seat each
+            episode.
+        memory, reward, **game_options: as for the AEC env (``num_players``, ...).
+        obs_mode: ``"flat"`` or ``"dict"``.
+        illegal_action: ``"penalty"`` or ``"raise"``.
+        illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
+        render_mode: ``None``, ``"human"``, ``"ansi"``, ``"rgb_array"``.
+    """
+
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self,
+        game: str = "memtab",
+        opponents: Any = "random",
+        learner_seat: int | str = 0,
+        memory: str = "perfect",
+        reward: str = "win",
+        obs_mode: str = "flat",
+        illegal_action: str = "penalty",
+        illegal_penalty: float = -0.1,
+        render_mode: str | None = None,
+        **game_options: Any,
+    ) -> None:
+        self.game_spec = game_spec(game)
+        raw_cls = load(f"{self.game_spec.aec_module}:raw_env")
+        self.aec = raw_cls(memory=memory, reward=reward, render_mode=render_mode, **game_options)
+        self.game = self.aec.game
+        n = self.game.num_players
+        if obs_mode not in OBS_MODES:
+            raise InvalidOptionError(f"obs_mode must be one of {list(OBS_MODES)}, got {obs_mode!r}")
+        if illegal_action not in ILLEGAL_MODES:
+            raise InvalidOptionError(
+                f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}"
+            )
+        if learner_seat != "random":
+            if isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) \
+                    or not 0 <= int(learner_seat) < n:
+                raise InvalidOptionError(
+                    f"learner_seat must be 'random' or an integer in [0, {n - 1}], got {learner_seat!r}"
+                )
+            learner_seat = int(learner_seat)
+        self.learner_seat_option = learner_seat
+        self.obs_mode = obs_mode
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.render_mode = render_mode
+        self.opponents = self._make_opponents(opponents, n - 1)
+        self.opponent_names = [getattr(o, "name", type(o).__name__) for o in self.opponents]
+
+        enc = self.aec.encoder
+        box = spaces.Box(low=enc.low.astype(np.float32), high=enc.high.astype(np.float32),
+                         dtype=np.float32)
+        na = self.game.info.num_actions
+        if obs_mode == "flat":
+            self.observation_space = box
+        else:
+            self.observation_space = spaces.Dict({
+                "observation": box,
+                "action_mask": spaces.Box(0, 1, shape=(na,), dtype=np.int8),
+                "remembered_mask": spaces.Box(0, 1, shape=(self.game.info.num_positions,),
+                                              dtype=np.int8),
+            })
+        self.action_space = spaces.Discrete(na)
+        self.learner_seat = 0 if learner_seat == "random" else learner_seat
+
+    def _make_opponents(self, opponents: Any, count: int) -> list[Any]:
+        if isinstance(opponents, (str, bytes)) or hasattr(opponents, "act"):
+            specs = [opponents] * count
+        elif isinstance(opponents, Sequence):
+            specs = list(opponents)
+            if len(specs) != count:
+                raise InvalidOptionError(
+                    f"opponents: {count} other seat(s) need {count} opponent(s), got {len(specs)}"
+                )
+        else:
+            raise InvalidOptionError(
+                "opponents must be an agent name, an object with act(observation) -> int, "
+                f"or a sequence of those; got {opponents!r}"
+            )
+        out = []
+        for s in specs:
+            if isinstance(s, str):
+                import agents
+
+                out.append(agents.make(s, game=self.game_spec.name))
+            elif hasattr(s, "act"):
+                out.append(s)
+            else:
+                raise InvalidOptionError(f"opponent {s!r} is neither an agent name nor has act()")
+        return out
+
+    # -- helpers -------------------------------------------------------------------------
+    @property
+    def _learner(self) -> str:
+        return self.aec.possible_agents[self.learner_seat]
+
+    def _opponent_at(self, seat: int) -> Any:
+        return self.opponents[(seat - self.learner_seat - 1) % self.game.num_players]
+
+    def _play_opponents(self) -> float:
+        """Opponents act until the learner is on turn or the game is over; returns the
+        learner's reward collected meanwhile."""
+        aec, learner, total = self.aec, self._learner, 0.0
+        while not aec.terminations[learner] and aec.agent_selection != learner:
+            seat = aec.agent_name_mapping[aec.agent_selection]
+            action = self._opponent_at(seat).act(aec.observe(aec.agent_selection))
+            aec.step(action)
+            total += aec.rewards[learner]
+        return total
+
+    def _obs(self) -> Any:
+        o = self.aec.observe(self._learner)
+        flat = o["observation"].astype(np.float32)
+        if self.obs_mode == "flat":
+            return flat
+        return {"observation": flat, "action_mask": o["action_mask"],
+                "remembered_mask": o["remembered_mask"]}
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        mask = self.game.legal_mask(self.aec.state)
+        info = {"action_mask": mask.astype(np.int8), "learner_seat": self.learner_seat}
+        info.update(extra)
+        return info
+
+    # -- Gymnasium API ------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        if self.learner_seat_option == "random":
+            self.learner_seat = int(self.np_random.integers(self.game.num_players))
+        for o in self.opponents:
+            if hasattr(o, "reset"):
+                o.reset(seed=int(self.np_random.integers(2**31)))
+        redeals = 0
+        self.aec.reset(seed=seed, options=options)
+        self._play_opponents()
+        while self.aec.terminations[self._learner]:
+            if options:
+                raise InvalidOptionError("the given layout ends before the learner's first action")
+            redeals += 1
+            self.aec.reset()
+            self._play_opponents()
+        self._episode_reward = 0.0
+        return self._obs(), self._info(redeals=redeals)
+
+    def step(self, action: Any):
+        aec, learner = self.aec, self._learner
+        if aec.terminations[learner]:
+            raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
+        legal = self.game.legal_mask(aec.state)
+        try:
+            ok = bool(legal[int(action)]) and not isinstance(action, (bool, np.bool_)) \
+                and float(action) == int(action)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            ok = False
+        if not ok:
+            if self.illegal_action == "raise":
+                self.game.apply(aec.state, action)  # raises the engine's precise error
+                raise IllegalActionError(f"action {action!r} is not legal")
+            return self._obs(), self.illegal_penalty, False, False, self._info(illegal_action=True)
+        aec.step(int(action))
+        reward = aec.rewards[learner] + self._play_opponents()
+        terminated = bool(aec.terminations[learner])
+        info = self._info(illegal_action=False)
+        if terminated:
+            info["scores"] = np.asarray(self.game.scores(aec.state)).tolist()
+            info["winners"] = aec.record()["result"]["winners"]
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), float(reward), terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (sb3-contrib ``MaskablePPO``)."""
+        return self.game.legal_mask(self.aec.state).copy()
+
+    def render(self) -> Any:
+        return self.aec.render()
+
+    def record(self) -> dict[str, Any]:
+        """The game so far as a record, with the learner's seat and the opponents."""
+        rec = self.aec.record()
+        rec["learner_seat"] = self.learner_seat
+        rec["opponents"] = self.opponent_names
+        return rec
+
+    def close(self) -> None:
+        self.aec.close()

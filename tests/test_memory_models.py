@@ -1,0 +1,110 @@
+"""Memory models: exact semantics on scripted reveal sequences, seeding, and parsing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memtab_env.errors import InvalidOptionError
+from memtab_env.memory import Memory, MemorySpec, parse_memory
+
+ALL_DOWN = np.ones(8, dtype=bool)
+
+
+def feed(mem, events):
+    for actor, revealed in events:
+        mem.on_action(actor, revealed)
+
+
+def test_perfect_remembers_every_reveal_while_face_down():
+    m = Memory("perfect", 2, 8)
+    feed(m, [(0, [1]), (0, [2]), (1, [5])])
+    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [1, 2, 5]
+    assert np.flatnonzero(m.remembered(1, ALL_DOWN)).tolist() == [1, 2, 5]
+    fd = ALL_DOWN.copy()
+    fd[2] = False  # taken: no longer face down, not "remembered"
+    assert np.flatnonzero(m.remembered(1, fd)).tolist() == [1, 5]
+
+
+def test_none_keeps_only_what_others_revealed_since_the_own_last_action():
+    m = Memory("none", 3, 8)
+    feed(m, [(0, [1]), (0, [2]), (1, [3]), (1, [4]), (2, [5])])
+    # player 0 last acted before 3, 4, 5 were revealed; its own flips are forgotten
+    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [3, 4, 5]
+    # player 1 saw 5 after its last action
+    assert np.flatnonzero(m.remembered(1, ALL_DOWN)).tolist() == [5]
+    # player 2 just acted: nothing since
+    assert np.flatnonzero(m.remembered(2, ALL_DOWN)).tolist() == []
+    feed(m, [(0, [6])])
+    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == []
+    assert np.flatnonzero(m.remembered(2, ALL_DOWN)).tolist() == [6]
+
+
+def test_none_counts_a_card_revealed_again_from_its_latest_reveal():
+    m = Memory("none", 2, 8)
+    feed(m, [(1, [3]), (0, [4]), (1, [3])])
+    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [3]
+
+
+def test_window_keeps_the_k_latest_reveals():
+    m = Memory("window:2", 2, 8)
+    feed(m, [(0, [1]), (0, [2]), (1, [3])])
+    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [2, 3]
+    feed(m, [(1, [1])])  # 1 revealed again: latest two are 3 and 1
+    assert np.flatnonzero(m.remembered(1, ALL_DOWN)).tolist() == [1, 3]
+    m0 = Memory("window:0", 2, 8)
+    feed(m0, [(0, [1])])
+    assert not m0.remembered(0, ALL_DOWN).any()
+
+
+def test_decay_extremes_and_determinism():
+    keep = Memory("decay:0", 2, 8, seed=1)
+    lose = Memory("decay:1", 2, 8, seed=1)
+    for m in (keep, lose):
+        feed(m, [(0, [1]), (1, [2]), (0, [3])])
+    assert np.flatnonzero(keep.remembered(0, ALL_DOWN)).tolist() == [1, 2, 3]
+    # with p = 1 everything older than the latest flip is forgotten
+    assert np.flatnonzero(lose.remembered(1, ALL_DOWN)).tolist() == [3]
+
+    def run(seed):
+        m = Memory("decay:0.4", 3, 8, seed=seed)
+        rng = np.random.default_rng(0)
+        out = []
+        for i in range(40):
+            m.on_action(i % 3, [int(rng.integers(8))])
+            out.append(np.stack([m.remembered(o, ALL_DOWN) for o in range(3)]))
+        return np.stack(out)
+
+    a, b, c = run(7), run(7), run(8)
+    assert np.array_equal(a, b), "same seed, same forgetting"
+    assert not np.array_equal(a, c)
+    # observers forget independently
+    assert not np.array_equal(a[:, 0], a[:, 1])
+
+
+def test_decay_rate_matches_p():
+    p = 0.25
+    m = Memory(f"decay:{p}", 1, 2, seed=3)
+    kept = 0
+    trials = 4000
+    for _ in range(trials):
+        m.on_action(0, [0])  # 0 known now
+        m.on_action(0, [1])  # one flip: 0 survives with prob 1 - p
+        kept += bool(m.remembered(0, np.array([True, False]))[0])
+    assert abs(kept / trials - (1 - p)) < 4 * np.sqrt(p * (1 - p) / trials)
+
+
+@pytest.mark.parametrize("spec,parsed", [
+    ("perfect", MemorySpec("perfect")), ("none", MemorySpec("none")),
+    ("decay:0.1", MemorySpec("decay", 0.1)), ("window:6", MemorySpec("window", 6)),
+])
+def test_parse(spec, parsed):
+    assert parse_memory(spec) == parsed
+    assert str(parse_memory(spec)) == spec
+
+
+@pytest.mark.parametrize("spec", ["", "full", "decay", "decay:x", "decay:1.5", "decay:-0.1",
+                                  "window", "window:-1", "window:2.5", "perfect:1", 3])
+def test_parse_rejects_with_allowed_values(spec):
+    with pytest.raises(InvalidOptionError, match="perfect"):
+        parse_memory(spec)
