@@ -109,13 +109,17 @@ class MemoryGameEnv(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game.
 
-        ``seed`` seeds this game's deal and memory streams, and the stream of seeds of the
+        Unknown ``options`` keys are ignored with a warning (PettingZoo's ``api_test``
+        requires that ``reset`` accepts arbitrary options). ``seed`` seeds this game's deal and memory streams, and the stream of seeds of the
         games that follow a ``reset()`` without seed. ``options`` may hold ``"layout"``
         (a deal: list of card codes or kind ids) to play a given deal.
         """
         unknown = sorted(set(options or {}) - {"layout"})
         if unknown:
-            raise InvalidOptionError(f"unknown reset option(s) {unknown}; allowed: ['layout']")
+            # a warning, not an error: PettingZoo's api_test resets with options={"options": 1}
+            import gymnasium
+
+            gymnasium.logger.warn(f"ignoring unknown reset option(s) {unknown}; known: ['layout']")
         if seed is not None:
             self._seed_stream = np.random.default_rng(seed)
             game_seed = int(seed)
