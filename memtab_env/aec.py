@@ -23,9 +23,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from memtab_env import __version__
 from memtab_env.errors import IllegalActionError, InvalidOptionError
-from memtab_env.games.base import Game
+from memtab_env.games.base import Game, Transition
 from memtab_env.memory import Memory, parse_memory
 from memtab_env.registry import GameSpec, load
 from memtab_env.rewards import check_reward_scheme, win_rewards
@@ -95,6 +94,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(info.num_actions) for a in self.possible_agents}
         self.memory = Memory(self.memory_spec, n, info.num_positions)
+        self._num_actions = info.num_actions
         self._seed_stream: np.random.Generator | None = None
         self.state: Any = None
         self.game_seed: int | None = None
@@ -136,7 +136,8 @@ class MemoryGameEnv(AECEnv, EzPickle):
             self.state = self.game.new_game(self.np_random)
             self._layout_given = False
         self.memory.reset(np.random.SeedSequence(game_seed).spawn(2)[1])
-        self._actions: list[dict[str, Any]] = []
+        self._transitions: list[Transition] = []
+        self._rewards_set = False
         self._illegal: dict[str, Any] | None = None
         self._final_rewards: np.ndarray | None = None
         self._prev_scores = self.game.scores(self.state) if self.reward_scheme == "score" else None
@@ -153,16 +154,10 @@ class MemoryGameEnv(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         i = self.agent_name_mapping[agent]
-        remembered = self.memory.remembered(i, self.game.face_down(self.state))
-        if agent == self.agent_selection and not self.game.is_over(self.state):
-            mask = self.game.legal_mask(self.state).astype(np.int8)
-        else:
-            mask = np.zeros(self.game.info.num_actions, dtype=np.int8)
-        return {
-            "observation": self.encoder.encode(self.state, i, remembered),
-            "action_mask": mask,
-            "remembered_mask": remembered.astype(np.int8),
-        }
+        obs, mask, remembered = self.encoder.observe(
+            self.game, self.state, i, self.memory.known[i], agent == self.agent_selection
+        )
+        return {"observation": obs, "action_mask": mask, "remembered_mask": remembered}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -176,28 +171,31 @@ class MemoryGameEnv(AECEnv, EzPickle):
             )
         # the engine validates and raises before changing anything
         t = self.game.apply_inplace(self.state, action)
-        self.memory.on_action(t.player, [pos for pos, _ in t.revealed])
-        entry: dict[str, Any] = {"player": t.player, "action": t.action}
-        if t.revealed:
-            entry["card"] = self.game.card_code(t.revealed[0][1])
-        entry.update(t.extra)
-        self._actions.append(entry)
+        self.memory.on_action(t.player, t.revealed)
+        self._transitions.append(t)
 
+        # PettingZoo bookkeeping: the acting agent's cumulative reward restarts, `rewards`
+        # holds this step's rewards (cleared only when a previous step set some)
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._rewards_set:
+            self._clear_rewards()
+            self._rewards_set = False
         if self._prev_scores is not None:
             scores = self.game.scores(self.state)
             for a, d in zip(self.possible_agents, scores - self._prev_scores, strict=True):
                 self.rewards[a] = float(d)
             self._prev_scores = scores
+            self._rewards_set = True
         if t.game_over:
             self._final_rewards = win_rewards(self.game.num_players, self.game.winners(self.state))
             if self.reward_scheme == "win":
                 for a, r in zip(self.possible_agents, self._final_rewards, strict=True):
                     self.rewards[a] = float(r)
+            self._rewards_set = True
             self.terminations = dict.fromkeys(self.agents, True)
         self.agent_selection = self.possible_agents[t.next_player]
-        self._accumulate_rewards()
+        if self._rewards_set:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -232,10 +230,22 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewards_set = True
         self.rewards[agent] = float(illegal_reward)
         self._final_rewards = np.array([self.rewards[a] for a in self.possible_agents])
         self._accumulate_rewards()
         self._deads_step_first()
+
+    def action_entries(self) -> list[dict[str, Any]]:
+        """The record entries of the actions so far: player, action, revealed card, extras."""
+        out = []
+        for t in self._transitions:
+            entry: dict[str, Any] = {"player": t.player, "action": t.action}
+            if t.revealed:
+                entry["card"] = self.game.card_code(t.revealed[0][1])
+            entry.update(t.extra)
+            out.append(entry)
+        return out
 
     def record(self) -> dict[str, Any]:
         """The game so far as a ``memtab-record/1`` dict (see ``shared/RECORD_FORMAT.md``)."""

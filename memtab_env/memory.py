@@ -25,6 +25,8 @@ so a remembered position identifies its card.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,46 +112,52 @@ class Memory:
         self.time = 0  # number of reveals so far
         # time of each position's latest reveal (1-based); 0 = never revealed
         self.reveal_time = np.zeros(p, dtype=np.int64)
-        # time of each observer's latest action (reveals at times <= this are "before")
+        # time of each observer's latest action
         self.last_action = np.zeros(n, dtype=np.int64)
-        self.known = np.zeros((n, p), dtype=bool)  # decay: per-observer remembered bits
+        # known[o, q]: observer o remembers the card at q (kept up to date for every model)
+        self.known = np.zeros((n, p), dtype=bool)
+        self._window: deque[tuple[int, int]] = deque()
         self._rngs: list[np.random.Generator] = []
         if self.spec.kind == "decay":
             ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
             self._rngs = [np.random.default_rng(s) for s in ss.spawn(n)]
 
-    def on_action(self, actor: int, revealed: list[int] | tuple[int, ...]) -> None:
-        """Record that ``actor`` acted and that its action revealed ``revealed`` positions.
+    def on_action(self, actor: int, revealed: Sequence[int] | Sequence[tuple[int, int]]) -> None:
+        """Record that ``actor`` acted and that its action revealed ``revealed`` positions
+        (positions, or ``(position, kind)`` pairs as in ``Transition.revealed``).
 
         Under ``none`` the actor's own reveals count as part of its action: afterwards it
         remembers only what *others* reveal (cards face up now stay visible regardless).
         """
         kind = self.spec.kind
-        for pos in revealed:
-            if kind == "decay":
+        known = self.known
+        for item in revealed:
+            pos = item[0] if type(item) is tuple else item
+            if kind == "decay" and self.spec.param > 0.0:
                 p = self.spec.param
-                if p > 0.0:
-                    for obs in range(self.num_observers):
-                        row = self.known[obs]
-                        idx = np.flatnonzero(row)
-                        if idx.size:
-                            forget = self._rngs[obs].random(idx.size) < p
-                            row[idx[forget]] = False
-                self.known[:, pos] = True
+                for obs in range(self.num_observers):
+                    row = known[obs]
+                    idx = np.flatnonzero(row)
+                    if idx.size:
+                        forget = self._rngs[obs].random(idx.size) < p
+                        row[idx[forget]] = False
             self.time += 1
             self.reveal_time[pos] = self.time
+            known[:, pos] = True
+            if kind == "window":
+                self._window.append((self.time, pos))
+                if len(self._window) > self.spec.param:
+                    t0, p0 = self._window.popleft()
+                    if self.reveal_time[p0] == t0:  # not revealed again since
+                        known[:, p0] = False
+        if kind == "none":
+            known[actor] = False
         self.last_action[actor] = self.time
+
+    def known_row(self, observer: int) -> np.ndarray:
+        """The observer's remembered bits over all positions (a view; face-down or not)."""
+        return self.known[observer]
 
     def remembered(self, observer: int, face_down: np.ndarray) -> np.ndarray:
         """Bool mask: face-down positions whose card ``observer`` remembers."""
-        kind = self.spec.kind
-        if kind == "perfect":
-            seen = self.reveal_time > 0
-        elif kind == "none":
-            seen = self.reveal_time > self.last_action[observer]
-        elif kind == "window":
-            seen = self.reveal_time > self.time - int(self.spec.param)
-            seen &= self.reveal_time > 0
-        else:
-            seen = self.known[observer]
-        return seen & face_down
+        return self.known[observer] & face_down

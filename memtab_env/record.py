@@ -68,7 +68,7 @@ def make_record(env: Any) -> dict[str, Any]:
         "num_players": n,
         "first_player": game.first_player,
         "layout": game.layout_codes(state),
-        "actions": [dict(a) for a in env._actions],
+        "actions": env.action_entries(),
         "result": result,
     }
 

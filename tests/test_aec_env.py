@@ -30,7 +30,7 @@ def play_random(env, rng, stop_after=None):
 def env_fingerprint(env):
     u = env.unwrapped
     return (u.state.status.tobytes(), u.state.owner.tobytes(), u.state.current, u.state.flip,
-            u.agent_selection, dict(u._cumulative_rewards), len(u._actions),
+            u.agent_selection, dict(u._cumulative_rewards), len(u._transitions),
             u.memory.reveal_time.tobytes())
 
 

@@ -19,7 +19,7 @@ The env layer (:mod:`memtab_env.aec`) is written once against this contract.
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,7 +53,6 @@ class GameInfo:
     score_bounds: tuple[float, float]
 
 
-@dataclass
 class Transition:
     """What one action did: the facts records, memory models and renderers need.
 
@@ -69,14 +68,32 @@ class Transition:
         extra: game-specific fields, copied into the action's record entry.
     """
 
-    player: int
-    action: int
-    revealed: list[tuple[int, int]] = field(default_factory=list)
-    removed: list[int] = field(default_factory=list)
-    turn_over: bool = False
-    next_player: int = 0
-    game_over: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("player", "action", "revealed", "removed", "turn_over", "next_player",
+                 "game_over", "extra")
+
+    def __init__(
+        self,
+        player: int,
+        action: int,
+        revealed: list[tuple[int, int]] | None = None,
+        removed: list[int] | None = None,
+        turn_over: bool = False,
+        next_player: int = 0,
+        game_over: bool = False,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.player = player
+        self.action = action
+        self.revealed = revealed if revealed is not None else []
+        self.removed = removed if removed is not None else []
+        self.turn_over = turn_over
+        self.next_player = next_player
+        self.game_over = game_over
+        self.extra = extra if extra is not None else {}
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"Transition({fields})"
 
 
 class Game(abc.ABC):

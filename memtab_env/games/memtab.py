@@ -8,15 +8,10 @@ the card there; a *card* is what lies at a position; its *kind* (0..13) is colou
 value (``R2``..``R8`` are kinds 0..6, ``B2``..``B8`` kinds 7..13); two cards *match* when
 they have the same kind (a *pair*). A *turn* is three *flips* by the player on turn.
 
-State (all fixed-shape, sentinels next to the field)::
-
-    layout  int8[28]  kind dealt at each position (never changes)
-    status  int8[28]  0 DOWN (face down on the table), 1 UP (flipped this turn, still on
-                      the table), 2 GONE (left the game in a pair), 3 TABLEAU
-    owner   int8[28]  -1, or the seat whose tableau holds the card
-    turn_flips int8[3] positions flipped so far this turn, -1 for not yet
-    current, flip (0, 1, 2 within the turn), pairs (pairs removed this turn), turn (turns
-    started, 1-based), over, instant_win, winner (-1 unless an instant win)
+State: one int8 row (:class:`MemTabState` ``.data``) whose fields and sentinels are
+listed in :mod:`memtab_env.games.memtab_kernels`, which holds the transition itself as
+numba kernels shared with the batched engine. This module is the Python face of the rules:
+validation with clear errors, the deal, records, scores and winners.
 """
 
 from __future__ import annotations
@@ -26,81 +21,95 @@ from typing import Any, ClassVar
 import numpy as np
 
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
+from memtab_env.games import memtab_kernels as K
 from memtab_env.games.base import Game, GameInfo, Transition, check_action, check_int_option
 
-NUM_POSITIONS = 28
-NUM_KINDS = 14
+NUM_POSITIONS = K.NUM_POSITIONS
+NUM_KINDS = K.NUM_KINDS
 VALUES = tuple(range(2, 9))  # card values 2..8
 COLOURS = ("R", "B")  # red scores +value, black -value
 CARD_CODES = tuple(f"{c}{v}" for c in COLOURS for v in VALUES)  # kind id -> code
 CODE_TO_KIND = {code: kind for kind, code in enumerate(CARD_CODES)}
 #: signed points of each kind: red +value, black -value
-KIND_POINTS = np.array([v for v in VALUES] + [-v for v in VALUES], dtype=np.int16)
+KIND_POINTS = K.KIND_POINTS
 #: the deck: every kind twice, in kind order (the deal permutes it)
 DECK = np.repeat(np.arange(NUM_KINDS, dtype=np.int8), 2)
 
-DOWN, UP, GONE, TABLEAU = 0, 1, 2, 3
+DOWN, UP, GONE, TABLEAU = K.DOWN, K.UP, K.GONE, K.TABLEAU
 STATUS_NAMES = ("down", "up", "gone", "tableau")
-FLIPS_PER_TURN = 3
+FLIPS_PER_TURN = K.FLIPS_PER_TURN
 #: every turn removes at least one card from the table (flip 3 always leaves it), and a
 #: turn starts only with >= 3 face-down cards, so a game has at most 28 - 2 = 26 turns.
 MAX_TURNS = NUM_POSITIONS - 2
 
 
-class MemTabState:
-    """Mutable MemTab state; see the module docstring for the fields."""
+def _int_field(index: int, doc: str) -> property:
+    def get(self: MemTabState) -> int:
+        return int(self.data[index])
 
-    __slots__ = (
-        "layout",
-        "status",
-        "owner",
-        "turn_flips",
-        "current",
-        "flip",
-        "pairs",
-        "turn",
-        "over",
-        "instant_win",
-        "winner",
-    )
+    def set_(self: MemTabState, value: int) -> None:
+        self.data[index] = value
+
+    return property(get, set_, doc=doc)
+
+
+def _bool_field(index: int, doc: str) -> property:
+    def get(self: MemTabState) -> bool:
+        return bool(self.data[index])
+
+    def set_(self: MemTabState, value: bool) -> None:
+        self.data[index] = bool(value)
+
+    return property(get, set_, doc=doc)
+
+
+class MemTabState:
+    """A MemTab state: one int8 row ``data`` (layout in :mod:`memtab_kernels`), with named
+    views. Array fields are views into ``data`` (writes go through); scalar fields are
+    properties."""
+
+    __slots__ = ("data",)
 
     def __init__(self, layout: np.ndarray, first_player: int) -> None:
-        self.layout = layout
-        self.status = np.zeros(NUM_POSITIONS, dtype=np.int8)
-        self.owner = np.full(NUM_POSITIONS, -1, dtype=np.int8)
-        self.turn_flips = np.full(FLIPS_PER_TURN, -1, dtype=np.int8)
-        self.current = first_player
-        self.flip = 0
-        self.pairs = 0
-        self.turn = 1
-        self.over = False
-        self.instant_win = False
-        self.winner = -1
+        self.data = K.new_state(layout, first_player)
+
+    @property
+    def layout(self) -> np.ndarray:
+        """Kind dealt at each position (int8[28], never changes)."""
+        return self.data[K.LAYOUT : K.STATUS]
+
+    @property
+    def status(self) -> np.ndarray:
+        """int8[28]: 0 DOWN, 1 UP, 2 GONE, 3 TABLEAU."""
+        return self.data[K.STATUS : K.OWNER]
+
+    @property
+    def owner(self) -> np.ndarray:
+        """int8[28]: seat whose tableau holds the card, -1 otherwise."""
+        return self.data[K.OWNER : K.TURN_FLIPS]
+
+    @property
+    def turn_flips(self) -> np.ndarray:
+        """int8[3]: positions flipped so far this turn, -1 for not yet."""
+        return self.data[K.TURN_FLIPS : K.CURRENT]
+
+    current = _int_field(K.CURRENT, "seat on turn")
+    flip = _int_field(K.FLIP, "index of the next flip within the turn (0, 1, 2)")
+    pairs = _int_field(K.PAIRS, "pairs removed so far this turn")
+    turn = _int_field(K.TURN, "turns started, 1-based")
+    over = _bool_field(K.OVER, "whether the game is over")
+    instant_win = _bool_field(K.INSTANT, "whether two pairs in one turn ended the game")
+    winner = _int_field(K.WINNER, "the instant winner, -1 otherwise")
 
     def copy(self) -> MemTabState:
         new = MemTabState.__new__(MemTabState)
-        new.layout = self.layout  # never mutated: shared
-        new.status = self.status.copy()
-        new.owner = self.owner.copy()
-        new.turn_flips = self.turn_flips.copy()
-        new.current = self.current
-        new.flip = self.flip
-        new.pairs = self.pairs
-        new.turn = self.turn
-        new.over = self.over
-        new.instant_win = self.instant_win
-        new.winner = self.winner
+        new.data = self.data.copy()
         return new
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MemTabState):
             return NotImplemented
-        return all(
-            np.array_equal(getattr(self, f), getattr(other, f))
-            if isinstance(getattr(self, f), np.ndarray)
-            else getattr(self, f) == getattr(other, f)
-            for f in self.__slots__
-        )
+        return bool(np.array_equal(self.data, other.data))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -181,9 +190,10 @@ class MemTab(Game):
 
     # -- queries ------------------------------------------------------------------------
     def legal_mask(self, state: MemTabState) -> np.ndarray:
-        if state.over:
+        data = state.data
+        if data[K.OVER]:
             return np.zeros(NUM_POSITIONS, dtype=bool)
-        return state.status == DOWN
+        return data[K.STATUS : K.OWNER] == DOWN
 
     def is_over(self, state: MemTabState) -> bool:
         return state.over
@@ -192,7 +202,7 @@ class MemTab(Game):
         return state.current
 
     def face_down(self, state: MemTabState) -> np.ndarray:
-        return state.status == DOWN
+        return state.data[K.STATUS : K.OWNER] == DOWN
 
     def tableau(self, state: MemTabState, player: int) -> np.ndarray:
         """Positions of the cards in ``player``'s tableau, in position order."""
@@ -200,17 +210,14 @@ class MemTab(Game):
 
     def scores(self, state: MemTabState) -> np.ndarray:
         """Red values minus black values in each tableau (int array, one per seat)."""
-        in_tab = state.status == TABLEAU
-        points = KIND_POINTS[state.layout[in_tab]]
-        return np.bincount(
-            state.owner[in_tab], weights=points, minlength=self.num_players
-        ).astype(np.int64)
+        out = np.zeros(self.num_players, dtype=np.int64)
+        K.scores(state.data, self.num_players, out)
+        return out
 
     def winners(self, state: MemTabState) -> list[int]:
-        if state.instant_win:
-            return [state.winner]
-        scores = self.scores(state)
-        return np.flatnonzero(scores == scores.max()).tolist()
+        out = np.empty(self.num_players, dtype=np.int64)
+        k = K.winners(state.data, self.num_players, out)
+        return out[:k].tolist()
 
     def instant_win(self, state: MemTabState) -> bool:
         return state.instant_win
@@ -226,77 +233,24 @@ class MemTab(Game):
 
     # -- the transition -----------------------------------------------------------------
     def apply_inplace(self, state: MemTabState, action: int) -> Transition:
-        if state.over:
+        data = state.data
+        pos = action if type(action) is int else check_action(action, NUM_POSITIONS)
+        player = int(data[K.CURRENT])
+        code = K.step(data, pos, self.num_players)
+        if code < 0:
+            self._raise_illegal(state, pos, code)
+        removed = [(code >> K.PARTNER_SHIFT) & 31, pos] if code & 3 else None
+        return Transition(player, pos, [(pos, int(data[pos]))], removed, bool(code & K.TURN_OVER),
+                          code >> K.NEXT_SHIFT, bool(code & K.GAME_OVER))
+
+    def _raise_illegal(self, state: MemTabState, pos: int, code: int) -> None:
+        if code == K.ERR_OVER:
             raise GameOverError("the game is over: no flip is legal; call reset() to start again")
-        pos = check_action(action, NUM_POSITIONS)
-        status = state.status
-        if status[pos] != DOWN:
-            legal = np.flatnonzero(status == DOWN).tolist()
-            why = {
-                UP: "was already flipped this turn",
-                GONE: "has left the game",
-                TABLEAU: "is in a tableau",
-            }[int(status[pos])]
-            raise IllegalActionError(
-                f"cannot flip position {pos}: its card {why}; "
-                f"face-down positions that may be flipped: {legal}"
-            )
-
-        player = state.current
-        kind = int(state.layout[pos])
-        t = Transition(player=player, action=pos, revealed=[(pos, kind)])
-        flip = state.flip
-        state.turn_flips[flip] = pos
-        if flip == 0:
-            status[pos] = UP
-            state.flip = 1
-        elif flip == 1:
-            first = int(state.turn_flips[0])
-            if state.layout[first] == kind:  # flips 1 and 2 match: both leave the game
-                status[first] = GONE
-                status[pos] = GONE
-                t.removed += [first, pos]
-                state.pairs += 1
-            else:  # they stay face up until the end of the turn
-                status[pos] = UP
-            state.flip = 2
-        else:
-            # flip 3 goes into the flipper's tableau; its twin there pairs it off
-            twin = np.flatnonzero(
-                (status == TABLEAU) & (state.owner == player) & (state.layout == kind)
-            )
-            if twin.size:
-                other = int(twin[0])
-                status[other] = GONE
-                state.owner[other] = -1
-                status[pos] = GONE
-                t.removed += [other, pos]
-                state.pairs += 1
-            else:
-                status[pos] = TABLEAU
-                state.owner[pos] = player
-            self._end_turn(state, t)
-        t.next_player = state.current
-        return t
-
-    def _end_turn(self, state: MemTabState, t: Transition) -> None:
-        status = state.status
-        status[status == UP] = DOWN  # unmatched flips 1 and 2 go back face down
-        t.turn_over = True
-        player = state.current
-        if state.pairs >= 2:  # two pairs in one turn: instant win
-            state.over = True
-            state.instant_win = True
-            state.winner = player
-            t.game_over = True
-            return
-        if state.pairs == 0:
-            state.current = (player + 1) % self.num_players
-        state.pairs = 0
-        state.flip = 0
-        state.turn_flips[:] = -1
-        state.turn += 1
-        # the end check at the start of every turn, extra turns included
-        if int(np.count_nonzero(status == DOWN)) <= 2:
-            state.over = True
-            t.game_over = True
+        if code == K.ERR_RANGE:
+            check_action(pos, NUM_POSITIONS)  # raises with the allowed range
+        why = {UP: "was already flipped this turn", GONE: "has left the game",
+               TABLEAU: "is in a tableau"}[int(state.data[K.STATUS + pos])]
+        legal = np.flatnonzero(state.status == DOWN).tolist()
+        raise IllegalActionError(
+            f"cannot flip position {pos}: its card {why}; face-down positions that may be flipped: {legal}"
+        )

@@ -14,6 +14,7 @@ game has one encoder class with:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +48,23 @@ class Encoder:
         self.size = start
         self.low = np.concatenate([np.full(f.size, f.low, np.int8) for f in self.fields])
         self.high = np.concatenate([np.full(f.size, f.high, np.int8) for f in self.fields])
+
+    def observe(
+        self, game: Any, state: Any, observer: int, known: np.ndarray, on_turn: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(observation, action_mask, remembered_mask)`` of an AEC observation, fresh
+        arrays. ``known`` is the observer's memory row (:meth:`Memory.known_row`); the
+        action mask is all zeros unless ``on_turn``. Encoders may override this with a
+        fused version; the result must be the same."""
+        remembered = known & game.face_down(state)
+        if on_turn:
+            mask = game.legal_mask(state).astype(np.int8)
+        else:
+            mask = np.zeros(game.info.num_actions, dtype=np.int8)
+        return self.encode(state, observer, remembered), mask, remembered.astype(np.int8)
+
+    def encode(self, state: Any, observer: int, remembered: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Named views of a flat observation (no copies)."""

@@ -4,20 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from memtab_env.games.memtab import (
-    FLIPS_PER_TURN,
-    KIND_POINTS,
-    NUM_KINDS,
-    NUM_POSITIONS,
-    TABLEAU,
-    UP,
-    MemTab,
-    MemTabState,
-)
+from memtab_env.games import memtab_kernels as K
+from memtab_env.games.memtab import FLIPS_PER_TURN, NUM_KINDS, NUM_POSITIONS, MemTab, MemTabState
 from memtab_env.observations import Encoder, Field
-
-_STATUS = np.eye(4, dtype=np.int8)
-_KIND = np.vstack([np.eye(NUM_KINDS, dtype=np.int8), np.zeros((1, NUM_KINDS), np.int8)])
 
 
 class MemTabEncoder(Encoder):
@@ -58,34 +47,20 @@ class MemTabEncoder(Encoder):
             Field("turn", (n,), 0, 1, "one-hot seat on turn, observer first"),
         ]
         self._finish()
-        self._seat_order = [np.roll(np.arange(n), -i) for i in range(n)]
 
     def encode(self, state: MemTabState, observer: int, remembered: np.ndarray) -> np.ndarray:
         """Encode ``state`` for ``observer``; ``remembered`` masks the face-down positions
         whose card the observer remembers (from :class:`memtab_env.memory.Memory`)."""
-        n = self.num_players
-        status = state.status
-        visible = (status == UP) | (status == TABLEAU) | remembered
-        kinds = np.where(visible, state.layout, NUM_KINDS)
-        order = self._seat_order[observer]
-        in_tab = status == TABLEAU
-        tab = np.zeros((n, NUM_KINDS), dtype=np.int8)
-        tab[state.owner[in_tab], state.layout[in_tab]] = 1
-        scores = np.bincount(
-            state.owner[in_tab], weights=KIND_POINTS[state.layout[in_tab]], minlength=n
-        )
-        flip = np.zeros(FLIPS_PER_TURN, dtype=np.int8)
-        turn = np.zeros(n, dtype=np.int8)
-        if not state.over:
-            flip[state.flip] = 1
-            turn[(state.current - observer) % n] = 1
-        return np.concatenate(
-            [
-                _STATUS[status].ravel(),
-                _KIND[kinds].ravel(),
-                tab[order].ravel(),
-                scores[order].astype(np.int8),
-                flip,
-                turn,
-            ]
-        )
+        out = np.empty(self.size, dtype=np.int8)
+        K.encode(state.data, self.num_players, observer, remembered, out)
+        return out
+
+    def observe(
+        self, game: MemTab, state: MemTabState, observer: int, known: np.ndarray, on_turn: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Fused version of :meth:`Encoder.observe` (one kernel call)."""
+        out = np.empty(self.size, dtype=np.int8)
+        mask = np.empty(NUM_POSITIONS, dtype=np.int8)
+        remembered = np.empty(NUM_POSITIONS, dtype=np.int8)
+        K.observe(state.data, self.num_players, observer, known, on_turn, out, mask, remembered)
+        return out, mask, remembered
