@@ -58,6 +58,15 @@ GAMES: dict[str, GameSpec] = {
         aec_module="memtab_env.memtab_v0",
         max_episode_steps=250,
     ),
+    "memory_board": GameSpec(
+        name="memory_board",
+        env_id="MemoryBoard-v0",
+        engine="memtab_env.games.memory_board:MemoryBoard",
+        encoder="memtab_env.observations.memory_board:MemoryBoardEncoder",
+        renderer="memtab_env.render_memory_board:MemoryBoardRenderer",
+        aec_module="memtab_env.memory_board_v0",
+        max_episode_steps=2500,
+    ),
 }
 
 
