@@ -1,0 +1,134 @@
+"""The ``memtab`` command line.
+
+Subcommands:
+
+- ``memtab play``: play MemTab in the terminal against any agent (see ``agents.play``).
+- ``memtab simulate``: play games between built-in or trained agents, print win rates,
+  optionally write one record per game.
+- ``memtab replay``: check that record files replay through the rules engine.
+- ``memtab evaluate`` / ``tournament`` / ``leaderboard``: the benchmark protocol
+  (``BENCHMARK.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib import import_module
+from typing import Any
+
+import numpy as np
+
+from memtab_env import __version__
+from memtab_env.errors import MemTabError
+
+#: subcommands implemented in other modules: name -> "module:function(argv)"
+EXTERNAL = {
+    "play": "agents.play:main",
+    "evaluate": "memtab_env.benchmark.cli:evaluate_main",
+    "tournament": "memtab_env.benchmark.cli:tournament_main",
+    "leaderboard": "memtab_env.benchmark.cli:leaderboard_main",
+}
+
+
+def simulate_main(argv: Sequence[str]) -> int:
+    import agents as agent_lib
+    from memtab_env.play import make_raw_env, play_game, win_shares
+    from memtab_env.record import write_records
+
+    ap = argparse.ArgumentParser(prog="memtab simulate", description="Play games between agents.")
+    ap.add_argument("--game", default="memtab", help="game name or id (default memtab)")
+    ap.add_argument("--agents", default="greedy,random",
+                    help="comma-separated agent names or model paths, one per seat")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--memory", default="perfect")
+    ap.add_argument("--seed", type=int, default=0, help="game i uses seed + i")
+    ap.add_argument("--rotate", action="store_true", help="rotate seats every game")
+    ap.add_argument("--records", default=None,
+                    help="write records: a folder (one .json per game) or a .jsonl file")
+    args = ap.parse_args(argv)
+    names = [s.strip() for s in args.agents.split(",") if s.strip()]
+    players = [agent_lib.make(n, game=args.game) for n in names]
+    env = make_raw_env(args.game, num_players=len(players), memory=args.memory)
+    totals = np.zeros(len(players))
+    records = []
+    from tqdm import tqdm
+
+    for i in tqdm(range(args.games), desc="games", disable=not sys.stderr.isatty()):
+        shift = i % len(players) if args.rotate else 0
+        seated = players[shift:] + players[:shift]
+        rec = play_game(env, seated, seed=args.seed + i)
+        shares = win_shares(rec)
+        for seat, share in enumerate(shares):
+            totals[(seat + shift) % len(players)] += share
+        if args.records:
+            rec["agents"] = [names[(s + shift) % len(players)] for s in range(len(players))]
+            records.append(rec)
+    print(f"{args.games} games of {args.game}, memory={args.memory}"
+          f"{', seats rotated' if args.rotate else ''}")
+    for name, total in zip(names, totals, strict=True):
+        print(f"  {name:<20} win rate {total / args.games:6.1%}")
+    if args.records:
+        write_records(records, args.records)
+        print(f"records written to {args.records}")
+    return 0
+
+
+def replay_main(argv: Sequence[str]) -> int:
+    from memtab_env.errors import RecordError
+    from memtab_env.record import read_records, replay
+
+    ap = argparse.ArgumentParser(prog="memtab replay", description="Check that records replay.")
+    ap.add_argument("paths", nargs="+", help=".json / .jsonl files or folders of .json files")
+    args = ap.parse_args(argv)
+    bad = good = 0
+    for path in args.paths:
+        try:
+            for i, rec in enumerate(read_records(path)):
+                try:
+                    replay(rec)
+                    good += 1
+                except RecordError as exc:
+                    bad += 1
+                    print(f"{path} record {i}: REJECTED: {exc}")
+        except RecordError as exc:
+            bad += 1
+            print(f"{path}: REJECTED: {exc}")
+    print(f"{good} record(s) replay, {bad} rejected")
+    return 1 if bad else 0
+
+
+COMMANDS = {"simulate": simulate_main, "replay": replay_main}
+
+
+def main(argv: Sequence[str] | None = None) -> Any:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    names = sorted([*COMMANDS, *EXTERNAL])
+    if not argv or argv[0] in ("-h", "--help"):
+        print(f"usage: memtab {{{','.join(names)}}} ...\n\n{__doc__}")
+        return 0
+    if argv[0] == "--version":
+        print(f"memtab-env {__version__}")
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    try:
+        if cmd in COMMANDS:
+            return COMMANDS[cmd](rest)
+        if cmd in EXTERNAL:
+            module, _, func = EXTERNAL[cmd].partition(":")
+            try:
+                fn = getattr(import_module(module), func)
+            except (ImportError, AttributeError) as exc:
+                print(f"memtab {cmd}: not available in this installation ({exc})", file=sys.stderr)
+                return 2
+            return fn(rest)
+    except MemTabError as exc:
+        print(f"memtab {cmd}: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"memtab: unknown command {cmd!r}; commands: {', '.join(names)}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Play whole games between agents through the AEC env, for any registered game.
+
+This is the one game loop that the command line, the evaluation protocol and the
+tournaments share: agents see exactly what a PettingZoo agent sees, and every game
+returns its record (``shared/RECORD_FORMAT.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from memtab_env.registry import game_spec, load
+
+
+def make_raw_env(game: str = "memtab", **options: Any) -> Any:
+    """The bare AEC env of ``game`` (name or id) with ``options``."""
+    return load(f"{game_spec(game).aec_module}:raw_env")(**options)
+
+
+def play_game(env: Any, agents: Sequence[Any], seed: int | None = None,
+              layout: Sequence[Any] | None = None) -> dict[str, Any]:
+    """Play one game in ``env`` (a bare AEC env) with ``agents[s]`` in seat ``s``; return
+    its record. Agents with a ``reset(seed)`` method are reset with seeds derived from
+    ``seed``. An agent's illegal action raises (the bare env never guesses)."""
+    if len(agents) != len(env.possible_agents):
+        raise ValueError(f"{len(env.possible_agents)} seats need {len(env.possible_agents)} agents, "
+                         f"got {len(agents)}")
+    agent_seeds = np.random.SeedSequence(seed).generate_state(len(agents))
+    for a, s in zip(agents, agent_seeds, strict=True):
+        if hasattr(a, "reset"):
+            a.reset(seed=int(s))
+    env.reset(seed=seed, options={"layout": list(layout)} if layout is not None else None)
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(agents[env.agent_name_mapping[name]].act(obs)))
+    return env.record()
+
+
+def win_shares(record: dict[str, Any]) -> list[float]:
+    """Each seat's share of the win: 1/k for each of k winners, 0 for the others."""
+    winners = record["result"]["winners"]
+    n = record["num_players"]
+    return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)]
