@@ -1,0 +1,103 @@
+"""Every registered game passes the same conformance checks through the shared env layer."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import gymnasium as gym
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import memtab_env
+from memtab_env.play import make_raw_env
+from memtab_env.record import replay
+from memtab_env.registry import GAMES
+
+NAMES = sorted(GAMES)
+
+
+def module(name):
+    return importlib.import_module(GAMES[name].aec_module)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pettingzoo_checkers(name):
+    mod = module(name)
+    api_test(mod.env(), num_cycles=300)
+    api_test(mod.raw_env(memory="none"), num_cycles=300)
+    seed_test(lambda: mod.env(memory="decay:0.2"), num_cycles=300)
+    render_test(lambda render_mode=None: mod.env(render_mode=render_mode))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_registered_ids(name):
+    spec = GAMES[name]
+    env = pettingzoo.make("aec", spec.pettingzoo_id)
+    env.reset(seed=0)
+    assert env.unwrapped.game_spec is spec
+    genv = gym.make(spec.env_id)
+    assert genv.spec.max_episode_steps == spec.max_episode_steps
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gymnasium_and_sb3_checkers(name):
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    env = gym.make(GAMES[name].env_id)
+    check_env(env.unwrapped)
+    sb3_check_env(gym.make(GAMES[name].env_id, obs_mode="dict").unwrapped)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_specs_table_matches_the_code(name):
+    mod = module(name)
+    doc = mod.__doc__
+    raw = mod.raw_env()
+    for section in ("Description", "Rules", "Specs", "Observation", "Action", "Rewards",
+                    "Episode End", "Arguments", "Registered Configurations", "Version History"):
+        assert re.search(rf"^{section}\n-+$", doc, re.M), f"missing section {section}"
+    n_actions = raw.action_space(raw.possible_agents[0]).n
+    assert f"Discrete({n_actions})" in doc
+    parallel = re.search(r"Parallel API\s+(\w+)", doc).group(1)
+    assert (parallel == "Yes") == raw.metadata["is_parallelizable"]
+    shape = raw.observation_space(raw.possible_agents[0])["observation"].shape[0]
+    assert f"({shape},)" in doc, f"observation shape ({shape},) not in the Specs table"
+    assert raw.metadata["name"] == mod.__name__.rsplit(".", 1)[1]
+    assert GAMES[name].pettingzoo_id in doc and GAMES[name].env_id in doc
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("memory", ["perfect", "none", "window:3"])
+def test_random_games_end_in_bounds_and_replay(name, memory):
+    env = make_raw_env(name, num_players=2, memory=memory)
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        env.reset(seed=seed)
+        steps = 0
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            assert obs["action_mask"].any(), "empty mask before the end"
+            assert not (obs["remembered_mask"] & ~env.game.face_down(env.state)).any()
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+        assert steps <= env.game.info.max_game_length
+        rec = env.record()
+        assert rec["result"]["over"] and rec["env_id"] == GAMES[name].env_id
+        replay(rec)
+
+
+def test_every_game_has_a_rules_page_in_the_readme():
+    text = open("README.md").read()
+    for spec in GAMES.values():
+        assert spec.env_id in text and spec.pettingzoo_id in text
+
+
+def test_package_version():
+    assert memtab_env.__version__
