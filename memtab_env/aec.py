@@ -73,6 +73,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self.encoder = load(self.game_spec.encoder)(self.game)
         self.memory_spec = parse_memory(memory)
         self.reward_scheme = check_reward_scheme(reward)
+        self._turn_penalty = self.reward_scheme == "turns"
         self.render_mode = render_mode
         self._renderer: Any = None
 
@@ -95,6 +96,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self.action_spaces = {a: spaces.Discrete(info.num_actions) for a in self.possible_agents}
         self.memory = Memory(self.memory_spec, n, info.num_positions)
         self._num_actions = info.num_actions
+        self._max_game_length = info.max_game_length
         self._seed_stream: np.random.Generator | None = None
         self.state: Any = None
         self.game_seed: int | None = None
@@ -186,6 +188,9 @@ class MemoryGameEnv(AECEnv, EzPickle):
                 self.rewards[a] = float(d)
             self._prev_scores = scores
             self._rewards_set = True
+        if self._turn_penalty and t.turn_over:
+            self.rewards[agent] -= 1.0
+            self._rewards_set = True
         if t.game_over:
             self._final_rewards = win_rewards(self.game.num_players, self.game.winners(self.state))
             if self.reward_scheme == "win":
@@ -193,6 +198,10 @@ class MemoryGameEnv(AECEnv, EzPickle):
                     self.rewards[a] = float(r)
             self._rewards_set = True
             self.terminations = dict.fromkeys(self.agents, True)
+        elif len(self._transitions) >= self._max_game_length:
+            # games without a rule bound on their length (Pelmanism, the board game) are
+            # truncated at the engine's declared maximum; a MemTab game never gets here
+            self.truncations = dict.fromkeys(self.agents, True)
         self.agent_selection = self.possible_agents[t.next_player]
         if self._rewards_set:
             self._accumulate_rewards()
@@ -239,10 +248,11 @@ class MemoryGameEnv(AECEnv, EzPickle):
     def action_entries(self) -> list[dict[str, Any]]:
         """The record entries of the actions so far: player, action, revealed card, extras."""
         out = []
+        codes = self.game.layout_codes(self.state)  # cards never move from where dealt
         for t in self._transitions:
             entry: dict[str, Any] = {"player": t.player, "action": t.action}
             if t.revealed:
-                entry["card"] = self.game.card_code(t.revealed[0][1])
+                entry["card"] = codes[t.revealed[0][0]]
             entry.update(t.extra)
             out.append(entry)
         return out

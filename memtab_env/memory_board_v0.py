@@ -63,7 +63,8 @@ lowest card id); ``120`` end the return; ``121`` pass (final round only).
 Rewards
 -------
 ``reward="win"`` (default): at the end, winners share +1 and losers share -1 (two
-players: +1/-1, a draw 0/0). ``reward="score"``: each step, each player gets the change of
+players: +1/-1, a draw 0/0). ``reward="turns"``: -1 for each turn a player takes (the solo measure).
+``reward="score"``: each step, each player gets the change of
 its tree height. The same agent acts several times in a row (a pair, a return of several
 cards); PettingZoo's cumulative reward bookkeeping is reset when it acts again.
 
@@ -88,7 +89,7 @@ Arguments
 ``board`` (``None`` for the default board, a path to a JSON board file or a dict, see
 ``docs/boards.md``), ``variant`` (``"standard"``, ``"children"``), ``max_turns`` (turn
 limit of main play, default 500), ``memory`` (``"perfect"``, ``"none"``, ``"decay:p"``,
-``"window:k"``), ``reward`` (``"win"``, ``"score"``), ``render_mode`` (``None``,
+``"window:k"``), ``reward`` (``"win"``, ``"score"``, ``"turns"``), ``render_mode`` (``None``,
 ``"human"``, ``"ansi"``, ``"rgb_array"``). The specs above are for the default board.
 
 Registered Configurations

@@ -52,7 +52,8 @@ The position (0..27, row-major in the 4x7 grid) of a face-down card to flip.
 Rewards
 -------
 ``reward="win"`` (default): at the end, winners share +1 and losers share -1 (two
-players: +1/-1, a draw 0/0). ``reward="score"``: each step, each player gets the change of
+players: +1/-1, a draw 0/0). ``reward="turns"``: -1 for each turn a player takes (the solo measure).
+``reward="score"``: each step, each player gets the change of
 its score. The same agent acts several times in a row; PettingZoo's cumulative reward
 bookkeeping is reset when it acts again.
 

@@ -118,6 +118,7 @@ def replay(record: dict[str, Any]) -> tuple[Any, Any]:
             )
     result = record["result"]
     illegal = result.get("illegal_action")
+    codes = game.layout_codes(state)
     for i, entry in enumerate(record["actions"]):
         where = f"action {i} ({entry!r})"
         if not isinstance(entry, dict) or "player" not in entry or "action" not in entry:
@@ -134,7 +135,7 @@ def replay(record: dict[str, Any]) -> tuple[Any, Any]:
         except MemTabError as exc:
             raise RecordError(f"{where}: not legal here: {exc}") from exc
         if t.revealed:
-            card = game.card_code(t.revealed[0][1])
+            card = codes[t.revealed[0][0]]
             if entry.get("card") != card:
                 raise RecordError(f"{where}: recorded card {entry.get('card')!r}, the deal reveals {card!r}")
         for key, value in t.extra.items():

@@ -67,6 +67,16 @@ GAMES: dict[str, GameSpec] = {
         aec_module="memtab_env.memory_board_v0",
         max_episode_steps=2500,
     ),
+    "pelmanism": GameSpec(
+        name="pelmanism",
+        env_id="Pelmanism-v0",
+        engine="memtab_env.games.pelmanism:Pelmanism",
+        encoder="memtab_env.observations.pelmanism:PelmanismEncoder",
+        renderer="memtab_env.render_pelmanism:PelmanismRenderer",
+        aec_module="memtab_env.pelmanism_v0",
+        # learner flips; uniformly random solo play on a 52-card pairs deck averages 1350
+        max_episode_steps=3000,
+    ),
 }
 
 

@@ -7,6 +7,10 @@ Rewards sum to zero.
 
 ``score`` (dense): each step, every player receives the change of its own score, so the
 rewards of a game sum to the final score.
+
+``turns`` (dense): -1 to the player whose turn ends, so a player's rewards sum to minus the
+number of turns it took (extra turns included). This is the measure of solo Pelmanism
+("fewest turns"), and a time pressure in any game.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 
 from memtab_env.errors import InvalidOptionError
 
-REWARD_SCHEMES = ("win", "score")
+REWARD_SCHEMES = ("win", "score", "turns")
 
 
 def check_reward_scheme(reward: str) -> str:

@@ -37,7 +37,7 @@ def env_fingerprint(env):
 @pytest.mark.parametrize("kwargs,msg", [
     ({"num_players": 7}, r"num_players must be in \[1, 6\]"),
     ({"memory": "photographic"}, "unknown memory model"),
-    ({"reward": "points"}, r"reward must be one of \['win', 'score'\]"),
+    ({"reward": "points"}, r"reward must be one of \['win', 'score', 'turns'\]"),
     ({"render_mode": "video"}, "render_mode must be None or one of"),
     ({"numplayers": 2}, r"unknown option\(s\) \['numplayers'\]"),
     ({"first_player": -1}, r"first_player must be in \[0, 1\]"),
@@ -217,3 +217,15 @@ def test_render_modes():
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
     env.step(0)
     assert not np.array_equal(img, env.render())  # the flipped card is drawn
+
+
+def test_turns_reward_counts_turns():
+    env = memtab_v0.raw_env(num_players=1, reward="turns")
+    env.reset(seed=0)
+    total, turns = 0.0, 0
+    while not env.terminations["player_0"]:
+        flip = env.state.flip
+        env.step(env.legal_actions()[0])
+        total += env.rewards["player_0"]
+        turns += flip == 2
+    assert total == -turns and turns == env.state.turn - 1

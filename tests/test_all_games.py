@@ -90,6 +90,8 @@ def test_random_games_end_in_bounds_and_replay(name, memory):
         assert steps <= env.game.info.max_game_length
         rec = env.record()
         assert rec["result"]["over"] and rec["env_id"] == GAMES[name].env_id
+        flips = [a for a in rec["actions"] if a["action"] < env.game.info.num_positions]
+        assert flips and all(a["card"] == rec["layout"][a["action"]] for a in flips)
         replay(rec)
 
 

@@ -1,0 +1,256 @@
+"""Pelmanism baselines: ``random``, ``greedy`` and ``nomemory``.
+
+Every agent follows the protocol of :mod:`agents`: ``reset(seed=None)`` at the start of a
+game and ``act(observation) -> int`` with the AEC observation dict of the acting player,
+``{"observation": int8 vector (see
+:class:`memtab_env.observations.pelmanism.PelmanismEncoder`), "action_mask": int8 vector,
+"remembered_mask": int8 vector}``.
+
+Which game the observations come from: pass ``deck=`` (and optionally ``num_players=``)
+with the env's options, e.g. ``PelmanismGreedyAgent(deck="pairs:8", num_players=2)``. If
+left out, they are inferred from the first observation (the action mask gives the number
+of positions ``P``; the vector length ``P (3 + K) + 2 n + 2`` then leaves one deck and
+player count), and an observation that fits no deck raises an error asking for
+``deck=``. Decks that match alike give the same observations and are played alike
+(``standard`` / ``quartets:13``, ``colour`` / ``pairs:26``). The one true ambiguity is
+4 cards: ``pairs:2`` with n players looks like ``quartets:1`` with n + 2; it is read as
+``pairs:2``, which is harmless because in ``quartets:1`` every flip matches. The random
+agents need no knowledge of the deck.
+
+The greedy rule, exactly (deterministic; the values of
+:mod:`memtab_env.games.pelmanism_values` are computed for it). A card is *known* when it is
+face down and the observation shows its kind (under the ``perfect`` memory model: every
+card ever revealed; see :mod:`memtab_env.memory` for the others). Positions are compared
+by number; "lowest" is the smallest position.
+
+first flip of a turn (no card face up)
+    if some kind has two or more known cards, the lowest position among all such cards
+    (a known pair: its other card follows at the second flip); else the lowest face-down
+    unknown position; else (every face-down card known) the lowest face-down position.
+second flip (one card face up)
+    the lowest known card of the face-up card's kind (its twin: for quartets any card of
+    that kind); else the lowest face-down unknown position (never a known card while
+    unknown cards remain); else the lowest face-down position.
+
+With ``own_memory=True`` the greedy agent also keeps, for as long as the card is on the
+table, every kind that one of its own observations ever showed (as the MemTab greedy
+agent does), so memory models that forget only limit what it learns between its
+actions. By default it plays from the observation alone, so the env's memory model
+decides what it knows.
+
+Because the deal is a uniform permutation, which unknown card is flipped does not change
+the odds, so "lowest" costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from memtab_env.errors import InvalidOptionError
+from memtab_env.games.pelmanism import (
+    MAX_PAIRS_KINDS,
+    MAX_QUARTETS_KINDS,
+    Pelmanism,
+)
+from memtab_env.observations.pelmanism import PelmanismEncoder
+
+_DOWN, _UP, _GONE = 0, 1, 2  # status one-hot columns
+
+
+def _mask(observation: Any, key: str = "action_mask") -> np.ndarray:
+    if isinstance(observation, dict):
+        return np.asarray(observation[key]).astype(bool)
+    raise TypeError(
+        f"a Pelmanism agent acts on the AEC observation dict with 'observation' and "
+        f"'action_mask', got {type(observation).__name__}"
+    )
+
+
+def candidate_decks(num_positions: int) -> list[str]:
+    """Deck specs whose table has ``num_positions`` cards."""
+    out = []
+    if num_positions == 52:
+        out += ["standard", "colour"]
+    if num_positions % 2 == 0 and 1 <= num_positions // 2 <= MAX_PAIRS_KINDS:
+        out.append(f"pairs:{num_positions // 2}")
+    if num_positions % 4 == 0 and 1 <= num_positions // 4 <= MAX_QUARTETS_KINDS:
+        out.append(f"quartets:{num_positions // 4}")
+    return out
+
+
+def infer_game(obs_size: int, num_positions: int) -> tuple[str, int]:
+    """``(deck, num_players)`` of the env that makes observations of ``obs_size`` values
+    with ``num_positions`` flips; raises :class:`InvalidOptionError` when none or several
+    fit. Decks that match alike give the same observations and are not told apart:
+    ``"standard"`` stands for ``"quartets:13"`` too, ``"colour"`` for ``"pairs:26"``."""
+    fits: list[tuple[str, int]] = []
+    seen_kinds: set[int] = set()
+    for deck in candidate_decks(num_positions):
+        game = Pelmanism(deck, 1)
+        if game.num_kinds in seen_kinds:
+            continue  # same observations as a deck listed before: played alike
+        seen_kinds.add(game.num_kinds)
+        rest = obs_size - num_positions * (3 + game.num_kinds) - 2
+        if rest % 2 == 0 and Pelmanism.MIN_PLAYERS <= rest // 2 <= Pelmanism.MAX_PLAYERS:
+            fits.append((deck, rest // 2))
+    if len(fits) > 1:
+        # quartets:1 (4 cards of one kind) is the only deck that can share its sizes with
+        # another (pairs:2 with two players fewer); every flip of it matches, so any legal
+        # flip plays it as well as greedy does: prefer the other reading
+        fits = [f for f in fits if f[0] != "quartets:1"]
+    if len(fits) != 1:
+        what = "no Pelmanism deck" if not fits else f"several configurations {fits}"
+        raise InvalidOptionError(
+            f"an observation of {obs_size} values with {num_positions} actions fits {what}; "
+            f"pass deck= (and num_players=) with the env's options"
+        )
+    return fits[0]
+
+
+class PelmanismRandomAgent:
+    """Uniform over the legal flips (the observation's ``action_mask``).
+
+    Args:
+        seed: seeds the agent's own generator; ``reset(seed)`` reseeds it.
+        **game_options: accepted for a uniform construction (``deck=``, ``num_players=``)
+            and ignored: a random flip needs no knowledge of the deck.
+    """
+
+    def __init__(self, seed: int | None = None, **game_options: Any) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any) -> int:
+        legal = np.flatnonzero(_mask(observation))
+        if legal.size == 0:
+            raise ValueError("no legal flip: the action_mask is all zeros")
+        return int(self.rng.choice(legal))
+
+
+class PelmanismNoMemoryAgent(PelmanismRandomAgent):
+    """The no-memory baseline: a player who remembers nothing and only sees the cards face
+    up right now.
+
+    In Pelmanism that player can only flip blindly: at the first flip nothing is face up,
+    and at the second the only face-up card is the first one, whose twin (if any is left)
+    lies face down where this player cannot tell it from any other card. So it flips a
+    uniformly random face-down card at both flips, whatever the memory model shows; its
+    choices are those of :class:`PelmanismRandomAgent` with the same seed. Its known
+    value: a solo game of ``pairs:n`` takes ``n**2`` turns on average
+    (:func:`memtab_env.games.pelmanism_values.solo_random_expected_turns`).
+    """
+
+
+class PelmanismGreedyAgent:
+    """The greedy pair finder with the exact rule of the module docstring.
+
+    Args:
+        deck: the env's deck (``"standard"``, ``"colour"``, ``"pairs:N"``,
+            ``"quartets:N"``); ``None`` infers it from the first observation.
+        num_players: the env's number of players; ``None`` infers it.
+        own_memory: also remember every kind shown by an earlier observation (see the
+            module docstring); default False: play from the observation alone.
+        seed: unused (the agent is deterministic); accepted for a uniform protocol.
+    """
+
+    def __init__(
+        self,
+        deck: str | None = None,
+        num_players: int | None = None,
+        own_memory: bool = False,
+        seed: int | None = None,
+    ) -> None:
+        self.deck_option = deck
+        self.players_option = num_players
+        self.own_memory = bool(own_memory)
+        self.encoder: PelmanismEncoder | None = None
+        if deck is not None:  # validates the options now
+            self.encoder = PelmanismEncoder(Pelmanism(deck, num_players or 1))
+        self._seen: np.ndarray | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        self._seen = None
+
+    def _encoder_for(self, obs_size: int, num_positions: int) -> PelmanismEncoder:
+        """The encoder of the env that made an observation of these sizes."""
+        enc = self.encoder
+        if enc is not None and enc.size == obs_size and enc.num_positions == num_positions:
+            return enc
+        if self.deck_option is None:
+            deck, n = infer_game(obs_size, num_positions)
+        else:
+            deck = self.deck_option
+            game = Pelmanism(deck, 1)
+            rest = obs_size - num_positions * (3 + game.num_kinds) - 2
+            n = rest // 2 if rest % 2 == 0 else -1
+            if game.num_positions != num_positions or not (
+                Pelmanism.MIN_PLAYERS <= n <= Pelmanism.MAX_PLAYERS
+            ):
+                raise InvalidOptionError(
+                    f"this greedy agent plays deck {deck!r} ({game.num_positions} positions), "
+                    f"but got an observation of {obs_size} values with {num_positions} actions, "
+                    f"which no player count of that deck makes; pass the env's deck="
+                )
+        if self.players_option is not None and n != self.players_option:
+            raise InvalidOptionError(
+                f"the observation fits deck {deck!r} with {n} player(s), but this agent was "
+                f"given num_players={self.players_option}; pass the env's num_players="
+            )
+        self.encoder = PelmanismEncoder(Pelmanism(deck, n))
+        return self.encoder
+
+    def act(self, observation: Any) -> int:
+        legal = _mask(observation)
+        if not legal.any():
+            raise ValueError("no legal flip: the action_mask is all zeros")
+        obs = np.asarray(observation["observation"])
+        views = self._encoder_for(obs.size, legal.size).views(obs)
+        status = views["status"]
+        shown = views["card"]
+        kind = np.where(shown.any(axis=1), shown.argmax(axis=1), -1)
+        if self.own_memory:
+            if self._seen is None or self._seen.size != kind.size:
+                self._seen = np.full(kind.size, -1, dtype=np.int64)
+            self._seen = np.where(kind >= 0, kind, self._seen)
+            self._seen[status[:, _GONE] == 1] = -1  # taken cards are never flipped again
+            kind = np.where(status[:, _DOWN] == 1, self._seen, kind)
+        return greedy_flip(kind, status[:, _UP] == 1, legal)
+
+
+def greedy_flip(kind: np.ndarray, up: np.ndarray, legal: np.ndarray) -> int:
+    """The greedy rule on what a player knows.
+
+    Args:
+        kind: kind of each position's card when known (face down and shown, or face up),
+            -1 when unknown.
+        up: bool mask of the card face up now (the first flip of this turn), if any.
+        legal: bool mask of the face-down positions that may be flipped.
+    """
+    known = legal & (kind >= 0)
+    unknown = legal & (kind < 0)
+    face_up = np.flatnonzero(up)
+    if face_up.size:  # second flip: the twin of the face-up card
+        target = known & (kind == kind[face_up[0]])
+    else:  # first flip: a card of a known pair
+        counts = np.bincount(kind[known], minlength=max(int(kind.max()), 0) + 1)
+        target = known & (counts[np.maximum(kind, 0)] >= 2)
+    for mask in (target, unknown, legal):
+        hits = np.flatnonzero(mask)
+        if hits.size:
+            return int(hits[0])
+    raise ValueError("no legal flip: the action_mask is all zeros")
+
+
+__all__ = [
+    "PelmanismGreedyAgent",
+    "PelmanismNoMemoryAgent",
+    "PelmanismRandomAgent",
+    "candidate_decks",
+    "greedy_flip",
+    "infer_game",
+]
