@@ -197,9 +197,9 @@ class SingleAgentEnv(gym.Env):
             raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
         legal = self.game.legal_mask(aec.state)
         try:
-            ok = bool(legal[int(action)]) and not isinstance(action, (bool, np.bool_)) \
-                and float(action) == int(action)
-        except (TypeError, ValueError, IndexError, OverflowError):
+            ok = (not isinstance(action, (bool, np.bool_)) and float(action) == int(action)
+                  and 0 <= int(action) < legal.size and bool(legal[int(action)]))
+        except (TypeError, ValueError, OverflowError):
             ok = False
         if not ok:
             if self.illegal_action == "raise":
