@@ -157,19 +157,30 @@ class SingleAgentEnv(gym.Env):
             total += aec.rewards[learner]
         return total
 
-    def _obs(self) -> Any:
+    def _observe(self, **extra: Any) -> tuple[Any, dict[str, Any]]:
+        """The learner's observation and info (one AEC observation builds both)."""
         o = self.aec.observe(self._learner)
         flat = o["observation"].astype(np.float32)
+        mask = o["action_mask"]
+        self._mask = mask
+        info = {"action_mask": mask, "learner_seat": self.learner_seat, **extra}
         if self.obs_mode == "flat":
-            return flat
-        return {"observation": flat, "action_mask": o["action_mask"],
-                "remembered_mask": o["remembered_mask"]}
+            return flat, info
+        return {"observation": flat, "action_mask": mask.copy(),
+                "remembered_mask": o["remembered_mask"]}, info
 
-    def _info(self, **extra: Any) -> dict[str, Any]:
-        mask = self.game.legal_mask(self.aec.state)
-        info = {"action_mask": mask.astype(np.int8), "learner_seat": self.learner_seat}
-        info.update(extra)
-        return info
+    @staticmethod
+    def _as_action(action: Any) -> int | None:
+        """``action`` as a Python int if it is an integral number (not a bool), else None."""
+        if type(action) is int:
+            return action
+        if isinstance(action, (bool, np.bool_)):
+            return None
+        try:
+            value = int(action)
+            return value if float(action) == value else None
+        except (TypeError, ValueError, OverflowError):
+            return None
 
     # -- Gymnasium API ------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -188,38 +199,34 @@ class SingleAgentEnv(gym.Env):
             redeals += 1
             self.aec.reset()
             self._play_opponents()
-        self._episode_reward = 0.0
-        return self._obs(), self._info(redeals=redeals)
+        return self._observe(redeals=redeals)
 
     def step(self, action: Any):
         aec, learner = self.aec, self._learner
         if aec.terminations[learner]:
             raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
-        legal = self.game.legal_mask(aec.state)
-        try:
-            ok = (not isinstance(action, (bool, np.bool_)) and float(action) == int(action)
-                  and 0 <= int(action) < legal.size and bool(legal[int(action)]))
-        except (TypeError, ValueError, OverflowError):
-            ok = False
-        if not ok:
+        pos = self._as_action(action)
+        mask = self._mask  # the learner's mask; the state has not changed since
+        if pos is None or not 0 <= pos < mask.size or not mask[pos]:
             if self.illegal_action == "raise":
                 self.game.apply(aec.state, action)  # raises the engine's precise error
                 raise IllegalActionError(f"action {action!r} is not legal")
-            return self._obs(), self.illegal_penalty, False, False, self._info(illegal_action=True)
-        aec.step(int(action))
+            obs, info = self._observe(illegal_action=True)
+            return obs, self.illegal_penalty, False, False, info
+        aec.step(pos)
         reward = aec.rewards[learner] + self._play_opponents()
         terminated = bool(aec.terminations[learner])
-        info = self._info(illegal_action=False)
+        obs, info = self._observe(illegal_action=False)
         if terminated:
             info["scores"] = np.asarray(self.game.scores(aec.state)).tolist()
             info["winners"] = aec.record()["result"]["winners"]
         if self.render_mode == "human":
             self.render()
-        return self._obs(), float(reward), terminated, False, info
+        return obs, float(reward), terminated, False, info
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (sb3-contrib ``MaskablePPO``)."""
-        return self.game.legal_mask(self.aec.state).copy()
+        return self._mask.astype(bool)
 
     def render(self) -> Any:
         return self.aec.render()

@@ -92,22 +92,28 @@ def test_sb3_check_env(obs_mode):
     check_env(gym.make("MemTab-v0", obs_mode=obs_mode).unwrapped, warn=True)
 
 
-def test_subproc_vec_env_with_registered_id():
+@pytest.mark.parametrize("env_id,start_method", [
+    ("MemTab-v0", "fork"),  # the registry is inherited
+    ("memtab_env:MemTab-v0", "spawn"),  # fresh interpreters import memtab_env from the id
+])
+def test_subproc_vec_env_with_registered_id(env_id, start_method):
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    venv = make_vec_env("MemTab-v0", n_envs=2, seed=0, vec_env_cls=SubprocVecEnv,
-                        vec_env_kwargs={"start_method": "spawn"},
+    venv = make_vec_env(env_id, n_envs=2, seed=0, vec_env_cls=SubprocVecEnv,
+                        vec_env_kwargs={"start_method": start_method},
                         env_kwargs={"opponents": "greedy"})
     try:
         obs = venv.reset()
         assert obs.shape == (2, 539)
-        masks = np.stack(venv.env_method("action_masks"))
-        assert masks.shape == (2, 28)
-        for _ in range(30):
+        dones_seen = 0
+        for _ in range(120):
             masks = np.stack(venv.env_method("action_masks"))
+            assert masks.shape == (2, 28) and masks.any(axis=1).all()
             actions = np.array([np.flatnonzero(m)[0] for m in masks])
             obs, rewards, dones, infos = venv.step(actions)
+            dones_seen += int(dones.sum())
+        assert dones_seen >= 2  # episodes end and auto-reset
     finally:
         venv.close()
 
