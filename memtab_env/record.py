@@ -16,12 +16,14 @@ Fields beyond the stable core that this package writes (readers ignore unknown f
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -170,55 +172,79 @@ def replay(record: dict[str, Any]) -> tuple[Any, Any]:
     return game, state
 
 
-def write_json_atomic(path: str | os.PathLike[str], obj: Any, indent: int | None = 1) -> None:
-    """Write JSON to ``path`` atomically (temp file + rename): never a half-written file."""
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str], binary: bool = False) -> Iterator[IO[Any]]:
+    """Open a temporary file next to ``path`` and move it onto ``path`` only when the block
+    succeeds: readers never see a half-written file (not even after Ctrl-C). The file gets
+    the usual permissions (``0666 & ~umask``), not ``mkstemp``'s private 0600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(obj, f, indent=indent)
-            f.write("\n")
+        os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, "wb" if binary else "w") as f:
+            yield f
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+def write_json_atomic(path: str | os.PathLike[str], obj: Any, indent: int | None = 1) -> None:
+    """Write JSON to ``path`` atomically (temp file + rename): never a half-written file."""
+    with atomic_file(path) as f:
+        json.dump(obj, f, indent=indent)
+        f.write("\n")
+
+
 def write_records(records: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> None:
-    """Write records: a ``.jsonl`` path gets one JSON object per line (atomically), any
-    other path is a folder that gets one ``game_NNNNNN.json`` file per record."""
+    """Write records atomically: ``.jsonl`` (one JSON object per line), ``.jsonl.gz`` (the
+    same, gzip-compressed, reproducible bytes), or any other path as a folder that gets one
+    ``game_NNNNNN.json`` file per record."""
     path = Path(path)
-    if path.suffix == ".jsonl":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as f:
-                for rec in records:
-                    f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+    if path.name.endswith(".jsonl.gz"):
+        with atomic_file(path, binary=True) as raw, \
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+            for rec in records:
+                f.write((json.dumps(rec, separators=(",", ":")) + "\n").encode())
+    elif path.suffix == ".jsonl":
+        with atomic_file(path) as f:
+            for rec in records:
+                f.write(json.dumps(rec, separators=(",", ":")) + "\n")
     else:
         for i, rec in enumerate(records):
             write_json_atomic(path / f"game_{i:06d}.json", rec)
 
 
+def _read_lines(path: Path, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RecordError(f"{path}:{n}: not valid JSON: {exc}") from exc
+
+
 def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """Read records from a ``.jsonl`` file, a ``.json`` file or a folder of ``.json`` files."""
+    """Read records from a ``.jsonl`` / ``.jsonl.gz`` file, a ``.json`` file or a folder of
+    ``.json`` files; :class:`RecordError` names the file (and line) that is not JSON."""
     path = Path(path)
+    if not path.exists():
+        raise RecordError(f"{path}: no such file or folder")
     if path.is_dir():
         for p in sorted(path.glob("*.json")):
             yield from read_records(p)
+    elif path.name.endswith(".gz"):
+        try:
+            with gzip.open(path, "rt") as f:
+                yield from _read_lines(path, f)
+        except (OSError, EOFError) as exc:
+            raise RecordError(f"{path}: not a readable gzip file ({exc})") from exc
     elif path.suffix == ".jsonl":
         with open(path) as f:
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        yield json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise RecordError(f"{path}:{n}: not valid JSON: {exc}") from exc
+            yield from _read_lines(path, f)
     else:
         try:
             yield json.loads(path.read_text())

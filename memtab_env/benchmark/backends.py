@@ -1,0 +1,264 @@
+"""Where benchmark games are played: in this process, in a local process pool, or on a Ray
+cluster. Results never depend on the backend.
+
+The unit of work is a :class:`Job`: one table (a lineup of agents), a chunk of deals, every
+seat rotation of each deal. :func:`run_job` plays it with
+:func:`memtab_env.play.play_game` (the one game loop of the package) and returns the game
+records in (deal, rotation) order. Every game resets its agents with seeds derived from
+the deal's seed, so a game's outcome depends only on the lineup, the deal and the
+rotation, never on which worker played it or what it played before; and every backend
+returns the jobs' results in submission order, so aggregation is deterministic.
+
+Backends:
+
+- ``inprocess`` (default): jobs one after another in this process;
+- ``multiprocessing``: a pool of ``workers`` processes (``spawn`` start method);
+- ``ray``: ``pip install "memtab-env[ray]"``; joins the cluster at ``address`` (or the
+  one named by ``RAY_ADDRESS``) or starts a local one with ``workers`` CPUs. Every node
+  needs memtab-env installed, and a model given as a path must exist at that path on
+  every node.
+
+Loading a saved model unpickles code (Stable-Baselines3 zips hold pickled objects): the
+benchmark loads only the paths a user names on the command line, never one read from a
+result file or a record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtab_env.errors import InvalidOptionError, MemTabError
+
+BACKENDS = ("inprocess", "multiprocessing", "ray")
+
+
+class BenchmarkError(MemTabError, RuntimeError):
+    """A benchmark game could not be played (an agent failed or made an illegal action);
+    the message names the track, deal, rotation and seats."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """How to build an agent in any worker.
+
+    Attributes:
+        spec: a built-in agent name of the track's game, or a path to a saved model.
+        label: the name shown in tables and records.
+        kwargs: keyword arguments for :func:`agents.make`, as sorted ``(name, value)`` pairs.
+    """
+
+    spec: str
+    label: str = ""
+    kwargs: tuple[tuple[str, Any], ...] = field(default_factory=tuple)
+
+    @property
+    def name(self) -> str:
+        return self.label or self.spec
+
+    def build(self, game: str) -> Any:
+        """A fresh agent for ``game``."""
+        import agents
+
+        return agents.make(self.spec, game=game, **dict(self.kwargs))
+
+
+@dataclass(frozen=True)
+class Job:
+    """A table and a chunk of deals.
+
+    Attributes:
+        track: the track id (its options and game come from the track table).
+        lineup: the agents; in rotation ``r``, ``lineup[i]`` sits in seat ``(i + r) % n``.
+        deals: ``(deal index, seed)`` pairs.
+        rotations: the rotations played for every deal, in order.
+        tag: ``(key, value)`` pairs copied into every record's ``benchmark`` field.
+    """
+
+    track: str
+    lineup: tuple[AgentSpec, ...]
+    deals: tuple[tuple[int, int], ...]
+    rotations: tuple[int, ...]
+    tag: tuple[tuple[str, Any], ...] = ()
+
+
+# Per-process caches: agents are reset before every game, so reusing them is exact.
+_AGENTS: dict[tuple[str, str, str, int], Any] = {}
+_ENVS: dict[str, Any] = {}
+
+
+def run_job(job: Job) -> list[dict[str, Any]]:
+    """Play every (deal, rotation) of ``job``; return the records, each annotated with
+    ``agents`` (the label in every seat) and ``benchmark`` (track, deal, rotation,
+    ``seats``: the lineup index in every seat, plus the job's tag)."""
+    from memtab_env.benchmark.tracks import get_track
+    from memtab_env.play import make_raw_env, play_game
+
+    track = get_track(job.track)
+    n = track.num_players
+    if len(job.lineup) != n:
+        raise InvalidOptionError(f"track {track.id} seats {n} players, the lineup has {len(job.lineup)}")
+    env = _ENVS.get(track.key)
+    if env is None:
+        env = _ENVS[track.key] = make_raw_env(track.game, **track.options)
+    players = []
+    for slot, spec in enumerate(job.lineup):
+        key = (spec.spec, json.dumps(dict(spec.kwargs), sort_keys=True), track.game, slot)
+        if key not in _AGENTS:
+            _AGENTS[key] = spec.build(track.game)
+        players.append(_AGENTS[key])
+    out = []
+    for deal, seed in job.deals:
+        for r in job.rotations:
+            seats = [(s - r) % n for s in range(n)]  # lineup index in every seat
+            try:
+                record = play_game(env, [players[i] for i in seats], seed=seed)
+            except Exception as exc:
+                who = ", ".join(f"seat {s}: {job.lineup[i].name}" for s, i in enumerate(seats))
+                raise BenchmarkError(
+                    f"track {track.id}, deal {deal} (seed {seed}), rotation {r} ({who}): {exc}"
+                ) from exc
+            record["agents"] = [job.lineup[i].name for i in seats]
+            record["benchmark"] = {"track": track.key, **dict(job.tag), "deal": deal,
+                                   "rotation": r, "seats": seats}
+            out.append(record)
+    return out
+
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(job_index, games_in_job)`` when a job is done."""
+
+
+class Backend:
+    """Runs jobs; returns their results in job order."""
+
+    name = "base"
+
+    def run(self, jobs: Sequence[Job], progress: Progress | None = None) -> list[list[dict[str, Any]]]:
+        raise NotImplementedError
+
+    def chunk_size(self, deals: int) -> int:
+        """Deals per job: small enough to spread the work, large enough to amortise."""
+        return 1
+
+    def close(self) -> None:
+        """Release workers (a no-op where there are none)."""
+
+
+def _games(job: Job) -> int:
+    return len(job.deals) * len(job.rotations)
+
+
+class InProcessBackend(Backend):
+    """Jobs one after another in this process."""
+
+    name = "inprocess"
+
+    def run(self, jobs: Sequence[Job], progress: Progress | None = None) -> list[list[dict[str, Any]]]:
+        results = []
+        for i, job in enumerate(jobs):
+            results.append(run_job(job))
+            if progress is not None:
+                progress(i, _games(job))
+        return results
+
+
+class MultiprocessingBackend(Backend):
+    """A pool of ``workers`` local processes (``spawn``: safe with numba and torch)."""
+
+    name = "multiprocessing"
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, int(workers or os.cpu_count() or 1))
+
+    def chunk_size(self, deals: int) -> int:
+        return max(1, -(-deals // (4 * self.workers)))
+
+    def run(self, jobs: Sequence[Job], progress: Progress | None = None) -> list[list[dict[str, Any]]]:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        results: list[list[dict[str, Any]] | None] = [None] * len(jobs)
+        with ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn")) as pool:
+            futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
+            try:
+                for fut in as_completed(futures):
+                    i = futures[fut]
+                    results[i] = fut.result()
+                    if progress is not None:
+                        progress(i, _games(jobs[i]))
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
+        return [r for r in results if r is not None]
+
+
+class RayBackend(Backend):
+    """Jobs as Ray tasks: on the cluster at ``address`` (``"auto"``, ``"ray://host:port"``,
+    or None for ``RAY_ADDRESS`` / a new local cluster of ``workers`` CPUs)."""
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+        try:
+            import ray
+        except ImportError as exc:
+            raise InvalidOptionError(
+                'the ray backend needs Ray: pip install "memtab-env[ray]"'
+            ) from exc
+        self._ray = ray
+        self._started = False
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False}
+            if address is None and "RAY_ADDRESS" not in os.environ:
+                if workers:
+                    kwargs["num_cpus"] = int(workers)
+            else:
+                kwargs["address"] = address
+            ray.init(**kwargs)
+            self._started = True
+        self.workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self._task = ray.remote(num_cpus=1)(run_job)
+
+    def chunk_size(self, deals: int) -> int:
+        return max(1, -(-deals // (4 * self.workers)))
+
+    def run(self, jobs: Sequence[Job], progress: Progress | None = None) -> list[list[dict[str, Any]]]:
+        ray = self._ray
+        refs = [self._task.remote(job) for job in jobs]
+        index = {ref: i for i, ref in enumerate(refs)}
+        results: list[list[dict[str, Any]]] = [[] for _ in jobs]
+        pending = list(refs)
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    results[index[ref]] = ray.get(ref)  # raises the task's error at once
+                    if progress is not None:
+                        progress(index[ref], _games(jobs[index[ref]]))
+        except BaseException:
+            for ref in pending:
+                ray.cancel(ref)
+            raise
+        return results
+
+    def close(self) -> None:
+        if self._started:
+            self._ray.shutdown()
+            self._started = False
+
+
+def make_backend(name: str = "inprocess", workers: int | None = None,
+                 address: str | None = None) -> Backend:
+    """The backend ``name`` (one of :data:`BACKENDS`)."""
+    if name == "inprocess":
+        return InProcessBackend()
+    if name == "multiprocessing":
+        return MultiprocessingBackend(workers)
+    if name == "ray":
+        return RayBackend(address, workers)
+    raise InvalidOptionError(f"unknown backend {name!r}; backends: {list(BACKENDS)}")

@@ -1,0 +1,285 @@
+"""``LEADERBOARD.md``, rebuilt from the committed result files.
+
+Every ``*.json`` under the results folder is read as a result (``memtab-result/1``) and
+validated (schema, env version, track version, the track's seeds). A result that names a
+records file is *audited*: every record is replayed through the rules engine
+(:func:`memtab_env.record.replay`) and the figures are recomputed from the replayed
+games (:func:`memtab_env.benchmark.evaluate.summarise`); a record that does not replay,
+or figures its records do not give, reject the result. A result must use at least the
+protocol's deals of its track; one agent label appears once per track.
+
+The page is a pure function of the result files (sorted paths, fixed formatting, no
+dates), so rebuilding it twice gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memtab_env.benchmark import metrics
+from memtab_env.benchmark.evaluate import summarise
+from memtab_env.benchmark.results import ResultError, load_result, read_record_file, track_of
+from memtab_env.benchmark.tracks import TRACKS
+from memtab_env.errors import MemTabError, RecordError
+from memtab_env.record import replay as replay_record
+
+#: relative tolerance when comparing a result's figures with its recomputed ones
+TOLERANCE = 1e-9
+
+
+@dataclass
+class Entry:
+    """One accepted result."""
+
+    path: Path
+    result: dict[str, Any]
+    audited_games: int  # games replayed from records (0: no records)
+
+    @property
+    def label(self) -> str:
+        return str(self.result["agent"]["label"])
+
+
+def _compare(file_value: Any, recomputed: Any, where: str) -> None:
+    if isinstance(recomputed, dict):
+        if not isinstance(file_value, dict) or set(file_value) != set(recomputed):
+            got = sorted(file_value) if isinstance(file_value, dict) else file_value
+            raise ResultError(f"{where}: fields {got!r:.80} differ from the recomputed {sorted(recomputed)}")
+        for k in recomputed:
+            _compare(file_value[k], recomputed[k], f"{where}.{k}")
+    elif isinstance(recomputed, list):
+        if not isinstance(file_value, list) or len(file_value) != len(recomputed):
+            raise ResultError(f"{where}: {file_value!r:.80} but the records give {recomputed!r:.80}")
+        for k, (a, b) in enumerate(zip(file_value, recomputed, strict=True)):
+            _compare(a, b, f"{where}[{k}]")
+    elif isinstance(recomputed, float) and isinstance(file_value, (int, float)):
+        if not math.isclose(file_value, recomputed, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
+            raise ResultError(f"{where}: the file says {file_value!r}, its records give {recomputed!r}")
+    elif file_value != recomputed:
+        raise ResultError(f"{where}: the file says {file_value!r:.80}, its records give {recomputed!r:.80}")
+
+
+def audit(path: Path, result: dict[str, Any], replay_records: bool = True) -> int:
+    """Replay the records of ``result`` (read from ``path``) and check its figures; return
+    the number of games replayed (0 without records). Raises :class:`ResultError`.
+    ``replay_records=False`` only counts the records (a quick look, not an audit)."""
+    if not result.get("records"):
+        return 0
+    rpath = (path.parent / result["records"]).resolve()
+    track = track_of(result)
+    records = []
+    try:
+        for k, rec in enumerate(read_record_file(rpath)):
+            if not replay_records:
+                records.append(None)
+                continue
+            try:
+                replay_record(rec)
+            except RecordError as exc:
+                b = rec.get("benchmark") if isinstance(rec, dict) else None
+                game = (f" (opponent {b.get('opponent')}, deal {b.get('deal')}, rotation {b.get('rotation')})"
+                        if isinstance(b, dict) else "")
+                raise ResultError(f"{path}: record {k}{game} in {rpath.name} does not replay: {exc}") from exc
+            records.append(rec)
+    except RecordError as exc:
+        raise ResultError(f"{path}: its records cannot be read: {exc}") from exc
+    if not replay_records:
+        return len(records)
+    try:
+        runs = summarise(track, len(result["seeds"]), len(result["runs"]), records, result["agent"]["label"])
+    except ResultError as exc:
+        raise ResultError(f"{path}: its records ({rpath.name}) do not make this evaluation: {exc}") from exc
+    _compare(result["runs"], runs, f"{path}: runs")
+    return len(records)
+
+
+#: formats of JSON files that may sit among the results (records written as a folder of
+#: ``.json`` files, tournament summaries) and are not results: skipped, not rejected
+NOT_RESULTS = ("memtab-record/", "memtab-tournament/")
+
+
+def _not_a_result(path: Path) -> bool:
+    try:
+        obj = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(obj, dict) and str(obj.get("format", "")).startswith(NOT_RESULTS)
+
+
+def collect(results_dir: Path, on_error: Callable[[Path, Exception], None] | None = None,
+            replay: bool = True) -> list[Entry]:
+    """Validate and audit every result under ``results_dir`` (sorted by path; records and
+    tournament summaries among them are skipped). A rejected result raises
+    :class:`ResultError`, or, with ``on_error``, is reported and skipped.
+    ``replay=False`` skips replaying the records (for quick checks; the command always
+    replays)."""
+    entries: list[Entry] = []
+    seen: dict[tuple[str, str], Path] = {}
+    for path in sorted(results_dir.rglob("*.json")):
+        if _not_a_result(path):
+            continue
+        try:
+            result = load_result(path)
+            track = track_of(result)
+            if len(result["seeds"]) < track.deals:
+                raise ResultError(f"{path}: {len(result['seeds'])} deals, fewer than the {track.deals} "
+                                  f"of the protocol of track {track.id}; not comparable")
+            key = (track.id, result["agent"]["label"])
+            if key in seen:
+                raise ResultError(f"{path}: a second result for agent {key[1]!r} on track {key[0]} "
+                                  f"(the first is {seen[key]})")
+            audited = audit(path, result, replay)
+            seen[key] = path
+            entries.append(Entry(path, result, audited))
+        except MemTabError as exc:
+            if on_error is None:
+                raise
+            on_error(path, exc)
+    return entries
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _rate(fig: dict[str, Any]) -> str:
+    if fig.get("win_rate_ci") is None:
+        return f"{_pct(fig['win_rate'])} (mean of runs)"
+    lo, hi = fig["win_rate_ci"]
+    return f"{_pct(fig['win_rate'])} [{_pct(lo)}, {_pct(hi)}]"
+
+
+def _num(x: float | None, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _norm(result: dict[str, Any]) -> tuple[float | None, str]:
+    """Sort key and cell of the normalised score: one run: score [CI from the win rate];
+    several: IQM [stratified bootstrap CI]."""
+    s = result["summary"]
+    if len(result["runs"]) >= 2 and s.get("normalised_iqm") is not None:
+        lo, hi = s["normalised_iqm_ci"]
+        return s["normalised_iqm"], f"{s['normalised_iqm']:.2f} [{lo:.2f}, {hi:.2f}] (IQM)"
+    run = result["runs"][0]
+    if run["normalised_score"] is None:
+        return None, "–"
+    lo, hi = run["normalised_ci"]
+    return run["normalised_score"], f"{run['normalised_score']:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def _mean_figures(runs: Sequence[dict[str, Any]], key: str | None) -> dict[str, Any]:
+    """Figures of a single run, or the mean win rate of several runs (no interval: the
+    IQM of the normalised score carries the interval over runs)."""
+    figs = [r["overall"] if key is None else r["opponents"][key] for r in runs]
+    if len(figs) == 1:
+        return figs[0]
+    return {"win_rate": sum(f["win_rate"] for f in figs) / len(figs), "win_rate_ci": None}
+
+
+def render(entries: Sequence[Entry], out_dir: Path) -> str:
+    """The Markdown page (deterministic: a function of ``entries`` only)."""
+    lines = [
+        "# Leaderboard",
+        "",
+        "Generated by `memtab leaderboard` from the result files under `results/`; do not edit by "
+        "hand. The protocol (tracks, deals, duplicate format, metrics) is [BENCHMARK.md](BENCHMARK.md).",
+        "Win rates are percentages with 95% intervals (clustered Wilson, by deal); a shared win "
+        "counts 1/k. Normalised: 0 = `random`, 1 = the track's strongest reference agent. "
+        "*Audited*: the result's game records were replayed through the rules engine and "
+        "give its figures.",
+        "",
+    ]
+    by_track: dict[str, list[Entry]] = {}
+    for e in entries:
+        by_track.setdefault(e.result["track"]["id"], []).append(e)
+    for tid, track in TRACKS.items():
+        rows = by_track.get(tid, [])
+        seeds = track.seeds()
+        lines += [
+            f"## {track.id} (v{track.version}): {track.description}",
+            "",
+            f"`{track.env_id}` with `{json.dumps(dict(track.options))}`; {track.deals} deals "
+            f"(seeds {seeds[0]} .. {seeds[-1]}), each played once per seat rotation against every "
+            "reference opponent; "
+            f"normalised score anchors: `random` {_num(track.anchors.get('random'), 4)}, "
+            f"`{track.strongest}` {_num(track.anchors.get(track.strongest), 4)} (mean win rate).",
+            "",
+        ]
+        if not rows:
+            lines += ["No results yet.", ""]
+            continue
+        rows.sort(key=lambda e: (-(_norm(e.result)[0] if _norm(e.result)[0] is not None else -math.inf),
+                                 -e.result["summary"]["win_rate"], e.label))
+        head = ["#", "agent", "runs", "deals", "win rate", *[f"vs {o}" for o in track.opponents],
+                "normalised", "score diff", "audited", "result"]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for rank, e in enumerate(rows, 1):
+            r = e.result
+            diff = sum(run["overall"]["score_diff"] for run in r["runs"]) / len(r["runs"])
+            try:
+                rel = e.path.resolve().relative_to(out_dir.resolve())
+            except ValueError:
+                rel = e.path
+            cells = [
+                str(rank), f"`{e.label}`", str(len(r["runs"])), str(len(r["seeds"])),
+                _rate(_mean_figures(r["runs"], None)),
+                *[_rate(_mean_figures(r["runs"], o)) for o in track.opponents],
+                _norm(r)[1], f"{diff:+.2f}",
+                f"yes ({e.audited_games} games)" if e.audited_games else "no records",
+                f"[json]({rel.as_posix()})",
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += _across_tracks(entries)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _across_tracks(entries: Sequence[Entry]) -> list[str]:
+    """IQM of normalised scores over runs x tracks, per agent of one game with results on
+    two tracks or more, with the stratified bootstrap interval (strata: tracks)."""
+    groups: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for e in entries:
+        norms = [run["normalised_score"] for run in e.result["runs"]]
+        if None in norms:
+            continue
+        groups.setdefault((e.result["game"], e.label), {})[e.result["track"]["id"]] = norms
+    rows = []
+    for (game, label), per_track in sorted(groups.items()):
+        if len(per_track) < 2:
+            continue
+        strata = [per_track[t] for t in TRACKS if t in per_track]
+        point, lo, hi = metrics.stratified_bootstrap(strata)
+        runs = sum(len(s) for s in strata)
+        ci = f"[{lo:.2f}, {hi:.2f}]" if any(len(s) > 1 for s in strata) else "– (one run per track)"
+        tracks = ", ".join(t for t in TRACKS if t in per_track)
+        rows.append((-point, game, label, f"| {game} | `{label}` | {tracks} | {runs} | {point:.2f} | {ci} |"))
+    if not rows:
+        return []
+    rows.sort()
+    return [
+        "## Across tracks",
+        "",
+        "Per agent (of one game) with results on two tracks or more: the IQM of its normalised "
+        "scores over all runs and tracks, with a 95% stratified bootstrap interval over runs "
+        f"(strata: tracks; {metrics.BOOTSTRAP_REPS} replicates, seed {metrics.BOOTSTRAP_SEED}).",
+        "",
+        "| game | agent | tracks | runs | IQM normalised | 95% interval |",
+        "|---|---|---|---|---|---|",
+        *[r[-1] for r in rows],
+        "",
+    ]
+
+
+def build(results_dir: str | Path = "results", out: str | Path = "LEADERBOARD.md",
+          on_error: Callable[[Path, Exception], None] | None = None) -> tuple[str, list[Entry]]:
+    """Collect, audit and render; returns ``(markdown, entries)`` (writing is the caller's)."""
+    results_dir, out = Path(results_dir), Path(out)
+    if not results_dir.is_dir():
+        raise ResultError(f"no results folder at {results_dir}")
+    entries = collect(results_dir, on_error)
+    return render(entries, out.parent), entries
