@@ -29,6 +29,7 @@ def _register() -> None:
                 entry_point="memtab_env.gym_env:SingleAgentEnv",
                 kwargs={"game": spec.name},
                 max_episode_steps=spec.max_episode_steps,
+                vector_entry_point=spec.vector_entry_point,
             )
         if spec.pettingzoo_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", spec.pettingzoo_id, f"{spec.aec_module}:env")

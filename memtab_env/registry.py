@@ -27,6 +27,8 @@ class GameSpec:
             ``rgb(state)``).
         aec_module: the classic-style module exposing ``env()`` and ``raw_env``.
         max_episode_steps: Gymnasium step limit of the single-agent view (truncation).
+        vector_entry_point: batched Gymnasium vector env for ``gymnasium.make_vec``
+            (``vectorization_mode="vector_entry_point"``), or None.
     """
 
     name: str
@@ -36,6 +38,7 @@ class GameSpec:
     renderer: str
     aec_module: str
     max_episode_steps: int
+    vector_entry_point: str | None = None
 
     @property
     def pettingzoo_id(self) -> str:
@@ -57,6 +60,7 @@ GAMES: dict[str, GameSpec] = {
         renderer="memtab_env.render:MemTabRenderer",
         aec_module="memtab_env.memtab_v0",
         max_episode_steps=250,
+        vector_entry_point="memtab_env.vector.gym_vector:MemTabVectorEnv",
     ),
     "memory_board": GameSpec(
         name="memory_board",

@@ -109,10 +109,9 @@ def step(s: np.ndarray, action: int, num_players: int) -> int:
         return result | (player << NEXT_SHIFT)
     # flip 3 goes into the flipper's tableau; its twin there pairs it off
     twin = -1
-    for q in range(NUM_POSITIONS):
-        if s[STATUS + q] == TABLEAU and s[OWNER + q] == player and s[LAYOUT + q] == kind:
-            twin = q
-            break
+    for q in range(NUM_POSITIONS):  # branch-free: a tableau never holds two of a kind
+        hit = (s[STATUS + q] == TABLEAU) & (s[OWNER + q] == player) & (s[LAYOUT + q] == kind)
+        twin = q if hit else twin
     if twin >= 0:
         s[STATUS + twin] = GONE
         s[OWNER + twin] = -1
@@ -125,11 +124,11 @@ def step(s: np.ndarray, action: int, num_players: int) -> int:
     # end of the turn: unmatched flips 1 and 2 go back face down
     result |= TURN_OVER
     down = 0
-    for q in range(NUM_POSITIONS):
-        if s[STATUS + q] == UP:
-            s[STATUS + q] = DOWN
-        if s[STATUS + q] == DOWN:
-            down += 1
+    for q in range(NUM_POSITIONS):  # branch-free
+        v = s[STATUS + q]
+        v = DOWN if v == UP else v
+        s[STATUS + q] = v
+        down += v == DOWN
     if s[PAIRS] >= 2:  # two pairs in one turn: instant win
         s[OVER] = 1
         s[INSTANT] = 1

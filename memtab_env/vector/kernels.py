@@ -1,0 +1,830 @@
+"""Numba kernels of the batched MemTab engine: B games as rows of one int8 state matrix.
+
+The rules are not restated here. Each row starts with exactly the scalar engine's state
+row (:mod:`memtab_env.games.memtab_kernels`, ``STATE_SIZE`` columns), and every flip is
+``memtab_kernels.step`` on that row, the very kernel behind ``MemTab.apply_inplace``: the
+rules exist once. This module adds what a batch needs around it: the deal (NumPy's
+generator, bit for bit, :mod:`memtab_env.vector.rng`), memory models, scores, rewards,
+auto-reset, observations, masks and the opponents of the single-agent view.
+``tests/test_vector_engine.py`` still plays many thousands of games through the batch and
+the scalar env side by side and compares everything after every flip.
+
+State matrix ``st`` (int8, one row per game; ``n`` = number of players)::
+
+    [0, ROW)          the scalar state row (``memtab_kernels``): layout, status, owner,
+                      turn_flips, current, flip, pairs, turn, over, instant_win, winner
+    [RTIME, +28)      memory: flip count of the card's latest reveal (1-based), 0 never
+    CLOCK             memory: flips (reveals) so far in this game (``Memory.time``)
+    SEAT              the learner's seat (single-agent view; 0 otherwise)
+    [BASE, +n)        scores (red minus black in each tableau), kept up to date
+    [BASE+n, +n)      memory: CLOCK after each seat's latest flip (``Memory.last_action``)
+    [BASE+2n, +28n)   decay memory only: remembered bit of each (observer, position)
+
+Generator matrix ``rg`` (uint64, one row per game; generators as in
+:mod:`memtab_env.vector.rng`)::
+
+    [R_AUX, +6)       the game's auxiliary stream (opponents, learner seat, random
+                      policy): default_rng(SeedSequence(game_seed).spawn(2)[0]); it deals
+                      first, as default_rng(game_seed)
+    [R_SEEDS, +4)     the slot's seed stream: default_rng(slot seed); each later game
+                      seed is its ``integers(2**63)`` (as the AEC env's ``reset()``)
+    R_GAME_SEED       the game seed of the game in the slot
+    R_GAMES           games started in the slot since its last explicit reset (1 = first)
+    [R_MEM, +4n)      decay memory only: observer o's forgetting stream,
+                      default_rng(SeedSequence(game_seed).spawn(2)[1].spawn(n)[o])
+
+Conventions, each chosen after measuring:
+
+- Per-game functions take the matrices and a game index ``i`` and index ``st[i, col]``.
+  A row view costs numba reference counting, several times the price of a flip;
+  ``memtab_kernels.step`` takes a row, so it is inlined, which lets numba drop most of it.
+- ``p_forget`` is the decay probability, or ``None`` for the other memory models: numba
+  compiles a separate version for ``None`` with the decay code pruned (a runtime decay
+  flag made the flip loop 4x slower).
+- Every kernel that loops over games is ``*_range(..., lo, hi)`` (games ``lo..hi-1``)
+  and releases the GIL (``nogil``): the engine runs slices of a batch on a few Python
+  threads (:class:`memtab_env.vector.engine.KernelRunner`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+
+import numpy as np
+from numba import njit
+from numba.core.dispatcher import Dispatcher
+
+from memtab_env.games import memtab_kernels as mk
+from memtab_env.vector import rng as _rng_module
+from memtab_env.vector.rng import (
+    PCG_WORDS,
+    PCG_WORDS_64,
+    integers_small,
+    next_double,
+    next_seed,
+    seed_pcg64,
+    seed_pcg64_buffered,
+    shuffle_row,
+)
+
+P = mk.NUM_POSITIONS
+K = mk.NUM_KINDS
+FLIPS_PER_TURN = mk.FLIPS_PER_TURN
+DOWN, UP, GONE, TABLEAU = mk.DOWN, mk.UP, mk.GONE, mk.TABLEAU
+# -- state matrix columns: the scalar row, then the batch's own ----------------------
+LAYOUT = mk.LAYOUT
+STATUS = mk.STATUS
+OWNER = mk.OWNER
+TFLIPS = mk.TURN_FLIPS
+CURRENT = mk.CURRENT
+FLIP = mk.FLIP
+PAIRS = mk.PAIRS
+TURN = mk.TURN
+OVER = mk.OVER
+IWIN = mk.INSTANT
+WINNER = mk.WINNER
+ROW = mk.STATE_SIZE  # the scalar row ends here
+RTIME = ROW
+CLOCK = RTIME + P
+SEAT = CLOCK + 1
+BASE = SEAT + 1  # scores at BASE, last actions at BASE + n, decay bits at BASE + 2n
+
+
+def state_width(num_players: int, decay: bool) -> int:
+    """Columns of the state matrix for ``num_players`` seats."""
+    return BASE + 2 * num_players + (P * num_players if decay else 0)
+
+
+# -- generator matrix columns --------------------------------------------------------
+R_AUX = 0
+R_SEEDS = R_AUX + PCG_WORDS
+R_GAME_SEED = R_SEEDS + PCG_WORDS_64
+R_GAMES = R_GAME_SEED + 1
+R_MEM = R_GAMES + 1
+
+
+def rng_width(num_players: int, decay: bool) -> int:
+    """Columns of the generator matrix for ``num_players`` seats."""
+    return R_MEM + (PCG_WORDS_64 * num_players if decay else 0)
+
+
+# the spawn keys of a game seed's child streams (the AEC env: ``spawn(2)[1]`` is memory)
+AUX_KEY = 0
+MEMORY_KEY = 1
+
+# -- memory models ---------------------------------------------------------------------
+MEM_PERFECT = 0
+MEM_NONE = 1
+MEM_DECAY = 2
+MEM_WINDOW = 3
+MEMORY_CODES = {"perfect": MEM_PERFECT, "none": MEM_NONE, "decay": MEM_DECAY, "window": MEM_WINDOW}
+
+# -- reward schemes (memtab_env.rewards) -----------------------------------------------
+REWARD_WIN = 0
+REWARD_SCORE = 1
+REWARD_TURNS = 2
+REWARD_CODES = {"win": REWARD_WIN, "score": REWARD_SCORE, "turns": REWARD_TURNS}
+
+# -- opponent policies -----------------------------------------------------------------
+OPP_RANDOM = 0
+OPP_GREEDY = 1
+OPPONENT_CODES = {"random": OPP_RANDOM, "greedy": OPP_GREEDY}
+
+# -- observation layout (MemTabEncoder) ------------------------------------------------
+OBS_CARD = P * 4  # after the status one-hots
+OBS_TABLEAUX = OBS_CARD + P * K  # after the card one-hots
+
+
+def observation_size(num_players: int) -> int:
+    """Length of the flat observation (``MemTabEncoder.size``): ``507 + 16 n``."""
+    return OBS_TABLEAUX + K * num_players + num_players + FLIPS_PER_TURN + num_players
+
+
+#: the scalar engine's transition, ``memtab_kernels.step`` itself, compiled for inlining
+#: into the batched loops (numba then drops the reference counting of the row view that
+#: a call would pay: half the cost of a flip)
+_rules_step = njit(inline="always")(mk.step.py_func)
+
+_M1 = np.int64(0x55555555)
+_M2 = np.int64(0x33333333)
+_M4 = np.int64(0x0F0F0F0F)
+_H01 = np.int64(0x01010101)
+
+
+@njit(inline="always", cache=True)
+def _popcount32(x: int) -> int:
+    """Set bits of a 32-bit ``x`` (SWAR)."""
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return ((x * _H01) & 0xFFFFFFFF) >> 24
+
+
+@njit(inline="always", cache=True)
+def _select_bit(x: int, j: int) -> int:
+    """Position of the ``j``-th (0-based) set bit of a 32-bit ``x``, without branches (a
+    loop over the bits mispredicted its exit once per game: a third of a random flip)."""
+    pos = 0
+    for w in (16, 8, 4, 2, 1):
+        c = _popcount32(x & ((1 << w) - 1))
+        go = np.int64(j >= c)
+        j -= c * go
+        x >>= w * go
+        pos += w * go
+    return pos
+
+
+# =====================================================================================
+# one game: row i of the matrices
+# =====================================================================================
+@njit(cache=True)
+def clear_game(st: np.ndarray, i: int, n: int, first: int, p_forget: float | None) -> None:
+    """Everything but the layout as ``memtab_kernels.new_state``, and a fresh memory."""
+    for p in range(P):
+        st[i, STATUS + p] = DOWN
+        st[i, OWNER + p] = -1
+        st[i, RTIME + p] = 0
+    for f in range(FLIPS_PER_TURN):
+        st[i, TFLIPS + f] = -1
+    st[i, CURRENT] = first
+    st[i, FLIP] = 0
+    st[i, PAIRS] = 0
+    st[i, TURN] = 1
+    st[i, OVER] = 0
+    st[i, IWIN] = 0
+    st[i, WINNER] = -1
+    st[i, CLOCK] = 0
+    for j in range(2 * n):
+        st[i, BASE + j] = 0
+    if p_forget is not None:
+        for j in range(P * n):
+            st[i, BASE + 2 * n + j] = 0
+
+
+@njit(cache=True)
+def new_game(
+    st: np.ndarray,
+    rg: np.ndarray,
+    i: int,
+    game_seed: np.uint64,
+    n: int,
+    first: int,
+    p_forget: float | None,
+) -> None:
+    """Start the game with seed ``game_seed`` in slot ``i``.
+
+    Deal = ``default_rng(game_seed).permutation(DECK)`` (``MemTab.new_game``); the deal
+    borrows the auxiliary slot, which is then seeded with its own child stream.
+    """
+    rg[i, R_GAME_SEED] = game_seed
+    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 0, 0, 0)
+    for k in range(K):  # DECK: every kind twice, in kind order
+        st[i, LAYOUT + 2 * k] = k
+        st[i, LAYOUT + 2 * k + 1] = k
+    shuffle_row(rg, i, R_AUX, st, i, LAYOUT, P)
+    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 1, AUX_KEY, 0)
+    clear_game(st, i, n, first, p_forget)
+    if p_forget is not None:
+        for o in range(n):
+            seed_pcg64(rg, i, R_MEM + PCG_WORDS_64 * o, game_seed, 2, MEMORY_KEY, o)
+
+
+@njit(cache=True)
+def next_game(
+    st: np.ndarray, rg: np.ndarray, i: int, n: int, first: int, p_forget: float | None
+) -> None:
+    """Start the slot's next game: its seed is the next draw of the seed stream."""
+    rg[i, R_GAMES] += np.uint64(1)
+    new_game(st, rg, i, next_seed(rg, i, R_SEEDS), n, first, p_forget)
+
+
+@njit(cache=True)
+def reset_slot(
+    st: np.ndarray,
+    rg: np.ndarray,
+    i: int,
+    seed: np.uint64,
+    n: int,
+    first: int,
+    p_forget: float | None,
+) -> None:
+    """Explicit reset with ``seed``: the first game's seed is ``seed`` itself."""
+    seed_pcg64(rg, i, R_SEEDS, seed, 0, 0, 0)
+    rg[i, R_GAMES] = np.uint64(1)
+    new_game(st, rg, i, seed, n, first, p_forget)
+
+
+@njit(cache=True)
+def _forget(st: np.ndarray, rg: np.ndarray, i: int, n: int, p_forget: float) -> None:
+    """decay:p, before a reveal: each remembered bit of each observer is forgotten with
+    probability p, one double per remembered position in position order (as
+    ``Memory.on_action``: ``rng.random(idx.size) < p`` over ``flatnonzero(known)``)."""
+    known = BASE + 2 * n
+    for o in range(n):
+        row = known + P * o
+        ro = R_MEM + PCG_WORDS_64 * o
+        for q in range(P):
+            if st[i, row + q] != 0:
+                if next_double(rg, i, ro) < p_forget:
+                    st[i, row + q] = 0
+
+
+@njit(inline="always", cache=True)
+def apply_flip(
+    st: np.ndarray, rg: np.ndarray, i: int, pos: int, n: int, p_forget: float | None
+) -> int:
+    """Flip ``pos`` for the seat on turn in game ``i`` (legal: the caller checked) with the
+    scalar engine's ``memtab_kernels.step`` on the row (inlined), then keep the scores and memory
+    (``Memory.on_action(player, [pos])``) up to date. Returns the step's result code."""
+    player = np.int64(st[i, CURRENT])
+    kind = np.int64(st[i, LAYOUT + pos])
+    code = _rules_step(st[i], pos, n)
+    if code & mk.PAIR_TABLEAU:  # flip 3 paired off with its twin in the tableau
+        st[i, BASE + player] -= mk.KIND_POINTS[kind]
+    elif code & mk.TURN_OVER:  # flip 3 went into the tableau
+        st[i, BASE + player] += mk.KIND_POINTS[kind]
+    # memory: Memory.on_action(player, [pos])
+    if p_forget is not None:
+        if p_forget > 0.0:
+            _forget(st, rg, i, n, p_forget)
+        known = BASE + 2 * n
+        for o in range(n):
+            st[i, known + P * o + pos] = 1
+    clock = st[i, CLOCK] + 1
+    st[i, CLOCK] = clock
+    st[i, RTIME + pos] = clock
+    st[i, BASE + n + player] = clock
+    return code
+
+
+@njit(cache=True)
+def is_legal(st: np.ndarray, i: int, action: int) -> bool:
+    """Whether ``action`` flips a face-down card of game ``i``, which is not over."""
+    return st[i, OVER] == 0 and 0 <= action < P and st[i, STATUS + action] == DOWN
+
+
+@njit(cache=True)
+def memory_threshold(st: np.ndarray, i: int, observer: int, n: int, mem: int, window: int) -> int:
+    """Under ``perfect``, ``none`` and ``window:k`` a face-down card is remembered exactly
+    when its latest reveal time (RTIME) is above this threshold (``Memory.remembered``):
+    0 (ever revealed), the observer's latest action time, or ``max(0, clock - k)``.
+    Under ``decay`` it is above any reveal time (the known bits decide)."""
+    if mem == MEM_PERFECT:
+        return 0
+    if mem == MEM_NONE:
+        return np.int64(st[i, BASE + n + observer])
+    if mem == MEM_WINDOW:
+        return max(0, np.int64(st[i, CLOCK]) - window)
+    return 127
+
+
+@njit(cache=True)
+def known_column(observer: int, n: int, mem: int) -> int:
+    """First column of the observer's decay bits (any valid column for other models)."""
+    return BASE + 2 * n + P * observer if mem == MEM_DECAY else STATUS
+
+
+@njit(cache=True)
+def result_bits(st: np.ndarray, i: int, n: int) -> int:
+    """A finished game's result: bit 0 instant win, bit ``1 + seat`` for each winner
+    (``MemTab.winners``: the instant winner, else every top scorer)."""
+    if st[i, IWIN] != 0:
+        return 1 | (1 << (1 + np.int64(st[i, WINNER])))
+    best = np.int64(st[i, BASE])
+    for j in range(1, n):
+        best = max(best, np.int64(st[i, BASE + j]))
+    bits = 0
+    for j in range(n):
+        if st[i, BASE + j] == best:
+            bits |= 1 << (1 + j)
+    return bits
+
+
+@njit(cache=True)
+def win_reward(bits: int, seat: int, n: int) -> float:
+    """Terminal reward of ``seat`` under the ``win`` scheme (``rewards.win_rewards``):
+    winners share +1, losers share -1, 0 for all when everybody wins."""
+    winners = 0
+    for j in range(n):
+        winners += (bits >> (1 + j)) & 1
+    if winners == n:
+        return 0.0
+    if (bits >> (1 + seat)) & 1:
+        return 1.0 / winners
+    return -1.0 / (n - winners)
+
+
+@njit(cache=True)
+def encode_row(
+    st: np.ndarray, i: int, observer: int, out: np.ndarray, n: int, mem: int, window: int
+) -> None:
+    """``MemTabEncoder.encode(state, observer, remembered)`` written into ``out[i]``.
+
+    Layout (see ``MemTabEncoder``): status one-hot 28 x 4, card one-hot 28 x 14,
+    tableaux n x 14, scores n, flip one-hot 3, turn one-hot n; seats relative to the
+    observer; flip and turn all zeros once the game is over. Written branch-light: a
+    memory-model switch inside the position loop made it 2.5x slower, a tableau branch
+    1.7x.
+    """
+    for j in range(out.shape[1]):
+        out[i, j] = 0
+    score = OBS_TABLEAUX + K * n
+    flip = score + n
+    turn = flip + FLIPS_PER_TURN
+    thr = memory_threshold(st, i, observer, n, mem, window)
+    decay = mem == MEM_DECAY
+    kcol = known_column(observer, n, mem)
+    for p in range(P):
+        s = np.int64(st[i, STATUS + p])
+        out[i, p * 4 + s] = 1
+        kind = np.int64(st[i, LAYOUT + p])
+        rem = (np.int64(st[i, RTIME + p]) > thr) | (decay & (st[i, kcol + p] != 0))
+        out[i, OBS_CARD + p * K + kind] = (s == UP) | (s == TABLEAU) | ((s == DOWN) & rem)
+        # the tableau block of the holder, relative to the observer; written without a
+        # branch (which cost half the encoding): a card on no tableau adds 0 to slot 0
+        tab = s == TABLEAU
+        rel = np.int64(st[i, OWNER + p]) - observer
+        rel = rel + n if rel < 0 else rel
+        t = OBS_TABLEAUX + (rel if tab else 0) * K + kind
+        out[i, t] = out[i, t] + tab
+    for j in range(n):
+        rel = j - observer
+        if rel < 0:
+            rel += n
+        out[i, score + rel] = st[i, BASE + j]
+    if st[i, OVER] == 0:
+        out[i, flip + st[i, FLIP]] = 1
+        rel = np.int64(st[i, CURRENT]) - observer
+        if rel < 0:
+            rel += n
+        out[i, turn + rel] = 1
+
+
+@njit(inline="always", cache=True)
+def random_action(st: np.ndarray, rg: np.ndarray, i: int) -> int:
+    """Uniform legal flip from the auxiliary stream: the ``integers(count)``-th face-down
+    position in position order (``legal[rng.integers(len(legal))]``)."""
+    down = 0  # bit p: position p is face down
+    for p in range(P):
+        down |= np.int64(st[i, STATUS + p] == DOWN) << p
+    return _select_bit(down, integers_small(rg, i, R_AUX, _popcount32(down)))
+
+
+@njit(cache=True)
+def greedy_action(st: np.ndarray, i: int) -> int:
+    """The deterministic ``greedy`` policy (``agents.basic``) with perfect memory ("known" =
+    a face-down card ever revealed).
+
+    Flip 0: the lowest position among the known face-down cards of a kind whose two cards
+    are both face down and known; flip 1: the lowest known face-down card of the kind
+    flipped first; flip 2: the lowest known face-down card of a kind in the flipper's
+    tableau. Failing that: the lowest face-down unknown card, else the lowest face-down
+    card.
+    """
+    flip = st[i, FLIP]
+    player = st[i, CURRENT]
+    wanted = 0  # bit k: a known face-down card of kind k is the flip to make
+    if flip == 0:
+        once = 0
+        for q in range(P):
+            if st[i, STATUS + q] == DOWN and st[i, RTIME + q] > 0:
+                bit = np.int64(1) << st[i, LAYOUT + q]
+                wanted |= once & bit
+                once |= bit
+    elif flip == 1:
+        wanted = np.int64(1) << st[i, LAYOUT + st[i, TFLIPS]]
+    else:
+        for q in range(P):
+            if st[i, STATUS + q] == TABLEAU and st[i, OWNER + q] == player:
+                wanted |= np.int64(1) << st[i, LAYOUT + q]
+    lowest_down = -1
+    lowest_unknown = -1
+    for q in range(P):
+        if st[i, STATUS + q] != DOWN:
+            continue
+        if lowest_down < 0:
+            lowest_down = q
+        if st[i, RTIME + q] == 0:
+            if lowest_unknown < 0:
+                lowest_unknown = q
+        elif (wanted >> st[i, LAYOUT + q]) & 1:
+            return q
+    if lowest_unknown >= 0:
+        return lowest_unknown
+    return lowest_down
+
+
+# =====================================================================================
+# the batched engine
+# =====================================================================================
+@njit(cache=True, nogil=True)
+def reset_range(
+    st: np.ndarray,
+    rg: np.ndarray,
+    indices: np.ndarray,
+    seeds: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+    lo: int,
+    hi: int,
+) -> None:
+    """Explicit reset of the slots ``indices[lo:hi]`` with ``seeds[lo:hi]``."""
+    for j in range(lo, hi):
+        reset_slot(st, rg, indices[j], seeds[j], n, first, p_forget)
+
+
+@njit(cache=True, nogil=True)
+def set_layouts(st: np.ndarray, indices: np.ndarray, layouts: np.ndarray) -> None:
+    """Replace the deals of the fresh games ``indices`` by ``layouts`` (checked decks)."""
+    for j in range(indices.shape[0]):
+        for p in range(P):
+            st[indices[j], LAYOUT + p] = layouts[j, p]
+
+
+@njit(cache=True, nogil=True)
+def first_illegal(st: np.ndarray, actions: np.ndarray) -> int:
+    """Index of the first game whose action is illegal (any action is illegal in a
+    finished game), or -1."""
+    for i in range(st.shape[0]):
+        if not is_legal(st, i, actions[i]):
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def first_illegal_live(st: np.ndarray, actions: np.ndarray) -> int:
+    """Index of the first game not over whose action is illegal, or -1. (A separate kernel
+    rather than a flag of :func:`first_illegal`: the flag made numba's loop 9x slower.)"""
+    for i in range(st.shape[0]):
+        if st[i, OVER] == 0 and not is_legal(st, i, actions[i]):
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def step_range(
+    st: np.ndarray,
+    rg: np.ndarray,
+    actions: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    final_scores: np.ndarray,
+    final_bits: np.ndarray,
+    final_seed: np.ndarray,
+    masks: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+    scheme: int,
+    autoreset: bool,
+    lo: int,
+    hi: int,
+) -> None:
+    """One flip in each game ``lo..hi-1`` (actions already checked legal), then the
+    game's action mask into ``masks`` (fused: the row is in cache).
+
+    ``rewards[i, seat]`` under the reward ``scheme``: ``win`` terminal shares, ``score``
+    the change of every seat's score, ``turns`` -1 to the seat whose turn the flip
+    ended. When a game ends, ``terminated[i]`` is set and its final scores,
+    :func:`result_bits` and game seed are copied out before ``autoreset`` starts the
+    slot's next game; without it a finished game is left as it is (its action ignored).
+    """
+    for i in range(lo, hi):
+        terminated[i] = False
+        for j in range(n):
+            rewards[i, j] = 0.0
+        if st[i, OVER] != 0:
+            continue
+        actor = np.int64(st[i, CURRENT])
+        before = np.int64(st[i, BASE + actor])
+        code = apply_flip(st, rg, i, actions[i], n, p_forget)
+        if scheme == REWARD_SCORE:
+            rewards[i, actor] = np.int64(st[i, BASE + actor]) - before
+        elif scheme == REWARD_TURNS and code & mk.TURN_OVER:
+            rewards[i, actor] = -1.0
+        if code & mk.GAME_OVER:
+            terminated[i] = True
+            bits = result_bits(st, i, n)
+            for j in range(n):
+                final_scores[i, j] = st[i, BASE + j]
+                if scheme == REWARD_WIN:
+                    rewards[i, j] = win_reward(bits, j, n)
+            final_bits[i] = bits
+            final_seed[i] = rg[i, R_GAME_SEED]
+            if autoreset:
+                next_game(st, rg, i, n, first, p_forget)
+        live = st[i, OVER] == 0
+        for p in range(P):
+            masks[i, p] = live & (st[i, STATUS + p] == DOWN)
+
+
+@njit(cache=True, nogil=True)
+def masks_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
+    """``legal_mask`` of each game ``lo..hi-1`` as int8 rows (all zero once over)."""
+    for i in range(lo, hi):
+        live = st[i, OVER] == 0
+        for p in range(P):
+            out[i, p] = live & (st[i, STATUS + p] == DOWN)
+
+
+@njit(cache=True, nogil=True)
+def remembered_range(
+    st: np.ndarray,
+    observers: np.ndarray,
+    out: np.ndarray,
+    n: int,
+    mem: int,
+    window: int,
+    lo: int,
+    hi: int,
+) -> None:
+    """``Memory.remembered(observer, face_down)`` of each game; observer -1 = on turn."""
+    for i in range(lo, hi):
+        o = observers[i] if observers[i] >= 0 else np.int64(st[i, CURRENT])
+        thr = memory_threshold(st, i, o, n, mem, window)
+        decay = mem == MEM_DECAY
+        kcol = known_column(o, n, mem)
+        for p in range(P):
+            rem = (np.int64(st[i, RTIME + p]) > thr) | (decay & (st[i, kcol + p] != 0))
+            out[i, p] = (st[i, STATUS + p] == DOWN) & rem
+
+
+@njit(cache=True, nogil=True)
+def encode_range(
+    st: np.ndarray,
+    observers: np.ndarray,
+    out: np.ndarray,
+    n: int,
+    mem: int,
+    window: int,
+    lo: int,
+    hi: int,
+) -> None:
+    """Observation rows of games ``lo..hi-1``; observer -1 = the seat on turn."""
+    for i in range(lo, hi):
+        o = observers[i] if observers[i] >= 0 else np.int64(st[i, CURRENT])
+        encode_row(st, i, o, out, n, mem, window)
+
+
+@njit(cache=True, nogil=True)
+def random_range(st: np.ndarray, rg: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
+    """The ``random`` policy's flip in games ``lo..hi-1`` (-1 once over)."""
+    for i in range(lo, hi):
+        out[i] = random_action(st, rg, i) if st[i, OVER] == 0 else -1
+
+
+@njit(cache=True, nogil=True)
+def greedy_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
+    """The ``greedy`` policy's flip in games ``lo..hi-1`` (-1 once over)."""
+    for i in range(lo, hi):
+        out[i] = greedy_action(st, i) if st[i, OVER] == 0 else -1
+
+
+# =====================================================================================
+# the single-agent view: the learner's flip, then the opponents until it is on turn
+# =====================================================================================
+@njit(cache=True)
+def play_opponents(
+    st: np.ndarray, rg: np.ndarray, i: int, opponents: np.ndarray, n: int, p_forget: float | None
+) -> None:
+    """Opponents flip until the learner (seat ``SEAT``) is on turn or the game is over.
+    ``opponents[k]`` is the policy code of the seat ``k`` places after the learner."""
+    seat = np.int64(st[i, SEAT])
+    while st[i, OVER] == 0 and st[i, CURRENT] != seat:
+        if opponents[(np.int64(st[i, CURRENT]) - seat + n) % n] == OPP_GREEDY:
+            a = greedy_action(st, i)
+        else:
+            a = random_action(st, rg, i)
+        apply_flip(st, rg, i, a, n, p_forget)
+
+
+@njit(cache=True)
+def start_episode(
+    st: np.ndarray,
+    rg: np.ndarray,
+    i: int,
+    seat_mode: int,
+    opponents: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+) -> None:
+    """Seat the learner (``seat_mode`` >= 0, or -1: ``integers(n)`` from the auxiliary
+    stream) in the fresh game of slot ``i`` and let the opponents play up to its first
+    turn. A game that the opponents finish before the learner's first flip is set aside
+    and the slot's next game is dealt (as ``SingleAgentEnv.reset`` does)."""
+    while True:
+        if seat_mode >= 0:
+            st[i, SEAT] = seat_mode
+        else:
+            st[i, SEAT] = integers_small(rg, i, R_AUX, n)
+        play_opponents(st, rg, i, opponents, n, p_forget)
+        if st[i, OVER] == 0:
+            return
+        next_game(st, rg, i, n, first, p_forget)
+
+
+@njit(cache=True)
+def learner_view(
+    st: np.ndarray, i: int, obs: np.ndarray, masks: np.ndarray, n: int, mem: int, window: int
+) -> None:
+    """The learner's observation and action mask of game ``i`` (the learner is on turn)."""
+    encode_row(st, i, np.int64(st[i, SEAT]), obs, n, mem, window)
+    for p in range(P):
+        masks[i, p] = st[i, STATUS + p] == DOWN
+
+
+@njit(cache=True, nogil=True)
+def venv_reset_range(
+    st: np.ndarray,
+    rg: np.ndarray,
+    seeds: np.ndarray,
+    steps: np.ndarray,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    seat_mode: int,
+    opponents: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+    mem: int,
+    window: int,
+    lo: int,
+    hi: int,
+) -> None:
+    """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
+    for i in range(lo, hi):
+        reset_slot(st, rg, i, seeds[i], n, first, p_forget)
+        start_episode(st, rg, i, seat_mode, opponents, n, first, p_forget)
+        steps[i] = 0
+        learner_view(st, i, obs, masks, n, mem, window)
+
+
+@njit(cache=True, nogil=True)
+def venv_first_illegal(st: np.ndarray, actions: np.ndarray) -> int:
+    """Index of the first env whose learner action is illegal, or -1."""
+    for i in range(st.shape[0]):
+        if not is_legal(st, i, actions[i]):
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def venv_step_range(
+    st: np.ndarray,
+    rg: np.ndarray,
+    actions: np.ndarray,
+    steps: np.ndarray,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    illegal: np.ndarray,
+    final_obs: np.ndarray,
+    final_scores: np.ndarray,
+    final_bits: np.ndarray,
+    final_seed: np.ndarray,
+    final_seat: np.ndarray,
+    final_flips: np.ndarray,
+    seat_mode: int,
+    opponents: np.ndarray,
+    max_steps: int,
+    penalty: float,
+    scheme: int,
+    n: int,
+    first: int,
+    p_forget: float | None,
+    mem: int,
+    window: int,
+    lo: int,
+    hi: int,
+) -> None:
+    """One learner step in envs ``lo..hi-1``, with same-step autoreset.
+
+    An illegal learner action costs ``penalty`` and changes nothing. A legal one is
+    flipped, then the opponents play until the learner is on turn again or the game is
+    over. Reward (``scheme``): the learner's ``win`` share at the end, its ``score``
+    change, or ``turns`` -1 when its flip ended its turn. The step count truncates at
+    ``max_steps`` (as Gymnasium's ``TimeLimit``, even on a terminal step). On
+    termination or truncation the final observation and results (scores,
+    :func:`result_bits`, game seed, seat, flips of the game) are written out and the
+    slot's next game starts. Then the learner's observation and mask are written.
+    """
+    for i in range(lo, hi):
+        a = actions[i]
+        seat = np.int64(st[i, SEAT])
+        term = False
+        reward = 0.0
+        if is_legal(st, i, a):
+            illegal[i] = False
+            before = np.int64(st[i, BASE + seat])
+            code = apply_flip(st, rg, i, a, n, p_forget)
+            play_opponents(st, rg, i, opponents, n, p_forget)
+            if scheme == REWARD_SCORE:
+                reward = float(np.int64(st[i, BASE + seat]) - before)
+            elif scheme == REWARD_TURNS and code & mk.TURN_OVER:
+                reward = -1.0
+            if st[i, OVER] != 0:
+                term = True
+                if scheme == REWARD_WIN:
+                    reward = win_reward(result_bits(st, i, n), seat, n)
+        else:
+            illegal[i] = True
+            reward = penalty
+        steps[i] += 1
+        trunc = steps[i] >= max_steps
+        rewards[i] = reward
+        terminated[i] = term
+        truncated[i] = trunc
+        if term or trunc:
+            encode_row(st, i, seat, final_obs, n, mem, window)
+            for j in range(n):
+                final_scores[i, j] = st[i, BASE + j]
+            final_bits[i] = result_bits(st, i, n) if term else 0
+            final_seed[i] = rg[i, R_GAME_SEED]
+            final_seat[i] = seat
+            final_flips[i] = st[i, CLOCK]
+            next_game(st, rg, i, n, first, p_forget)
+            start_episode(st, rg, i, seat_mode, opponents, n, first, p_forget)
+            steps[i] = 0
+        learner_view(st, i, obs, masks, n, mem, window)
+
+
+def _invalidate_stale_cache() -> None:
+    """Drop this module's cached kernels when the code they compile in has changed.
+
+    numba checks a cached function against its own source file only, but these kernels
+    carry ``memtab_kernels.step`` (inlined) and :mod:`memtab_env.vector.rng`: after an
+    edit of either, the cache would still serve the old rules. A digest of both sources
+    is kept beside the cache; a different digest empties every kernel's cache index.
+    """
+    digest = hashlib.sha256(
+        (inspect.getsource(mk) + inspect.getsource(_rng_module)).encode()
+    ).hexdigest()
+    kernels = [
+        f for f in globals().values()
+        if isinstance(f, Dispatcher) and hasattr(f._cache, "cache_path")
+    ]  # fmt: skip
+    if not kernels:
+        return
+    stamp = os.path.join(kernels[0]._cache.cache_path, "memtab_vector_kernels.deps")
+    try:
+        with open(stamp, encoding="ascii") as fh:
+            if fh.read() == digest:
+                return
+    except OSError:
+        pass
+    try:
+        for f in kernels:
+            f._cache.flush()
+        with open(stamp, "w", encoding="ascii") as fh:
+            fh.write(digest)
+    except OSError:  # a read-only cache directory: numba cannot save there either
+        pass
+
+
+_invalidate_stale_cache()
