@@ -1,0 +1,106 @@
+"""Agents: every agent maps the acting player's observation (with its mask) to an action.
+
+The protocol
+------------
+Every agent, built in or loaded, has two methods::
+
+    agent.reset(seed=None)          # at the start of every game
+    action = agent.act(observation) # the AEC observation dict of the acting player
+
+``observation`` is what the AEC env gives the player on turn: ``{"observation": int8
+vector, "action_mask": int8 vector (1 = legal), ...}``. An agent never reads hidden state;
+an agent that remembers does so from the observations it is given (it is only given
+observations when it acts), under whatever memory model the env uses.
+
+Building agents
+---------------
+``make(name, game="memtab", **kwargs)`` builds an agent from the table below (imported
+lazily); ``make("path/to/model.zip")`` loads a trained Stable-Baselines3 policy
+(:class:`agents.sb3_policy.SB3Agent`; loading a zip unpickles code, so only load files
+you trust). ``available(game)`` lists the names.
+
+=============  ===========  ===========================================================
+game           name         agent
+=============  ===========  ===========================================================
+memtab         random       uniform over legal flips
+memtab         greedy       perfect-memory pair finder (exact rule: :mod:`agents.basic`)
+memtab         expert       hand-written player (:mod:`agents.expert`)
+memtab         search       determinized Monte Carlo search (:mod:`agents.search`)
+memtab         sb3          trained SB3 policy; needs ``path=`` (:mod:`agents.sb3_policy`)
+memtab         human        plays from the terminal (:mod:`agents.human`)
+memtab         ppo-memtab   the shipped trained policy (:mod:`agents.shipped`)
+pelmanism      random, greedy, nomemory        (:mod:`agents.pelmanism_agents`)
+memory_board   random, greedy                  (:mod:`agents.memory_board_agents`)
+=============  ===========  ===========================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from memtab_env.errors import InvalidOptionError
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What every agent provides."""
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game (``seed`` seeds the agent's own randomness, if any)."""
+
+    def act(self, observation: Any) -> int:
+        """The action of the acting player, from its observation dict."""
+
+
+#: (game, name) -> "module:Class", imported when first built
+REGISTRY: dict[tuple[str, str], str] = {
+    ("memtab", "random"): "agents.basic:RandomAgent",
+    ("memtab", "greedy"): "agents.basic:GreedyAgent",
+    ("memtab", "expert"): "agents.expert:ExpertAgent",
+    ("memtab", "search"): "agents.search:SearchAgent",
+    ("memtab", "sb3"): "agents.sb3_policy:SB3Agent",
+    ("memtab", "human"): "agents.human:HumanAgent",
+    ("memtab", "ppo-memtab"): "agents.shipped:PPOMemTab",
+    ("pelmanism", "random"): "agents.pelmanism_agents:PelmanismRandomAgent",
+    ("pelmanism", "greedy"): "agents.pelmanism_agents:PelmanismGreedyAgent",
+    ("pelmanism", "nomemory"): "agents.pelmanism_agents:PelmanismNoMemoryAgent",
+    ("memory_board", "random"): "agents.memory_board_agents:MemoryBoardRandomAgent",
+    ("memory_board", "greedy"): "agents.memory_board_agents:MemoryBoardGreedyAgent",
+}
+
+
+def available(game: str = "memtab") -> list[str]:
+    """Names that :func:`make` accepts for ``game`` (a path to a ``.zip`` works too)."""
+    return sorted(name for g, name in REGISTRY if g == game)
+
+
+def _load(path: str) -> Any:
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def make(name: str, game: str = "memtab", **kwargs: Any) -> Agent:
+    """Build the agent ``name`` for ``game`` with ``kwargs``.
+
+    ``name`` may also be a path ending in ``.zip``: a saved Stable-Baselines3 model,
+    loaded with :class:`agents.sb3_policy.SB3Agent` (``kwargs`` go to it, e.g. ``algo=``).
+    Raises :class:`memtab_env.errors.InvalidOptionError` for an unknown game or name,
+    listing what exists.
+    """
+    games = sorted({g for g, _ in REGISTRY})
+    if isinstance(name, (str, Path)) and str(name).endswith(".zip"):
+        return _load("agents.sb3_policy:SB3Agent")(str(name), **kwargs)
+    if game not in games:
+        raise InvalidOptionError(f"unknown game {game!r} for agents; known games: {games}")
+    key = (game, name)
+    if key not in REGISTRY:
+        raise InvalidOptionError(
+            f"unknown {game} agent {name!r}; available: {available(game)} "
+            "(or a path to a Stable-Baselines3 .zip)"
+        )
+    return _load(REGISTRY[key])(**kwargs)
+
+
+__all__ = ["REGISTRY", "Agent", "available", "make"]
