@@ -112,9 +112,10 @@ class MemoryGameEnv(AECEnv, EzPickle):
         """Start a new game.
 
         Unknown ``options`` keys are ignored with a warning (PettingZoo's ``api_test``
-        requires that ``reset`` accepts arbitrary options). ``seed`` seeds this game's deal and memory streams, and the stream of seeds of the
-        games that follow a ``reset()`` without seed. ``options`` may hold ``"layout"``
-        (a deal: list of card codes or kind ids) to play a given deal.
+        requires that ``reset`` accepts arbitrary options). ``seed`` seeds this game's deal
+        and memory streams, and the stream of seeds of the games that follow a ``reset()``
+        without seed. ``options`` may hold ``"layout"`` (a deal: list of card codes or kind
+        ids) to play a given deal.
         """
         unknown = sorted(set(options or {}) - {"layout"})
         if unknown:

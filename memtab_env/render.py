@@ -74,7 +74,8 @@ class MemTabRenderer:
         if state.over:
             winners = ", ".join(f"player_{w}" for w in self.game.winners(state))
             how = " (instant win: two pairs in one turn)" if state.instant_win else ""
-            return f"Game over after {state.turn - (0 if state.instant_win else 1)} turns. Winner(s): {winners}{how}"
+            turns = state.turn - (0 if state.instant_win else 1)
+            return f"Game over after {turns} turns. Winner(s): {winners}{how}"
         return (
             f"Turn {state.turn}: player_{state.current} to play flip "
             f"{state.flip + 1} of {FLIPS_PER_TURN}"

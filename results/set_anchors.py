@@ -31,7 +31,8 @@ def main(folder: str) -> int:
             anchors[name] = result["runs"][0]["overall"]["win_rate"]
         if anchors != dict(t.anchors):
             print(f"{t.id}: anchors {dict(t.anchors)} -> {anchors}")
-        block = re.search(rf'\n        Track\(\n            id="{re.escape(t.id)}",\n.*?\n        \),', code, re.S)
+        pattern = rf'\n        Track\(\n            id="{re.escape(t.id)}",\n.*?\n        \),'
+        block = re.search(pattern, code, re.S)
         assert block is not None, f"no Track block for {t.id} in {src}"
         new_block = re.sub(r"anchors=\{[^}]*\}", f"anchors={json.dumps(anchors)}", block.group(0))
         code = code.replace(block.group(0), new_block)

@@ -16,7 +16,7 @@ from tests.helpers import layout_with
 
 def play_random(env, rng, stop_after=None):
     steps = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, rew, term, trunc, info = env.last()
         if term or trunc:
             env.step(None)

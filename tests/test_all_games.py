@@ -78,7 +78,7 @@ def test_random_games_end_in_bounds_and_replay(name, memory):
     for seed in range(3):
         env.reset(seed=seed)
         steps = 0
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
