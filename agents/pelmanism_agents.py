@@ -32,11 +32,14 @@ second flip (one card face up)
     that kind); else the lowest face-down unknown position (never a known card while
     unknown cards remain); else the lowest face-down position.
 
-With ``own_memory=True`` the greedy agent also keeps, for as long as the card is on the
-table, every kind that one of its own observations ever showed (as the MemTab greedy
-agent does), so memory models that forget only limit what it learns between its
-actions. By default it plays from the observation alone, so the env's memory model
-decides what it knows.
+By default (``own_memory=True``) the greedy agent also keeps, for as long as the card is
+on the table, every kind that one of its own observations ever showed (as the MemTab
+agents do): it is the *perfect-memory* greedy player whatever the env's memory model, and
+memory models that forget only limit what it learns between its actions. Under the
+``perfect`` model this changes nothing. With ``own_memory=False`` it plays from the
+observation alone, so the env's memory model decides what it knows (under ``none`` two
+such players can repeat the same two misses forever: the "lowest unknown card" is the
+same every turn).
 
 Because the deal is a uniform permutation, which unknown card is flipped does not change
 the odds, so "lowest" costs nothing.
@@ -153,8 +156,8 @@ class PelmanismGreedyAgent:
         deck: the env's deck (``"standard"``, ``"colour"``, ``"pairs:N"``,
             ``"quartets:N"``); ``None`` infers it from the first observation.
         num_players: the env's number of players; ``None`` infers it.
-        own_memory: also remember every kind shown by an earlier observation (see the
-            module docstring); default False: play from the observation alone.
+        own_memory: also remember every kind shown by an earlier observation (default;
+            see the module docstring); False: play from the observation alone.
         seed: unused (the agent is deterministic); accepted for a uniform protocol.
     """
 
@@ -162,7 +165,7 @@ class PelmanismGreedyAgent:
         self,
         deck: str | None = None,
         num_players: int | None = None,
-        own_memory: bool = False,
+        own_memory: bool = True,
         seed: int | None = None,
     ) -> None:
         self.deck_option = deck

@@ -8,8 +8,10 @@ memory model, chosen per env (``RULINGS.md``, "Memory models"):
 spec          an observer remembers a face-down card when ...
 ============  ============================================================================
 ``perfect``   it was ever revealed.
-``none``      it was revealed *after that observer's own previous action* (what it just
-              watched); nothing older. A recurrent agent must carry the rest.
+``none``      it was revealed by or after that observer's own previous action (what it
+              watched since its last observation: the result of its own flip and the
+              flips of others since); nothing older. A recurrent agent must carry the
+              rest.
 ``decay:p``   it was revealed and not yet forgotten: after every flip, each remembered
               card is forgotten with probability ``p`` (0 <= p <= 1), independently per
               observer, drawn from per-observer seeded streams; the card just revealed is
@@ -71,7 +73,9 @@ def parse_memory(spec: str | MemorySpec) -> MemorySpec:
                 f"memory {spec!r}: decay needs a probability, e.g. 'decay:0.1'; allowed: {_ALLOWED}"
             ) from None
         if not 0.0 <= p <= 1.0:
-            raise InvalidOptionError(f"memory {spec!r}: decay probability must be in [0, 1]; allowed: {_ALLOWED}")
+            raise InvalidOptionError(
+                f"memory {spec!r}: decay probability must be in [0, 1]; allowed: {_ALLOWED}"
+            )
         return MemorySpec("decay", p)
     if kind == "window":
         try:
@@ -126,8 +130,10 @@ class Memory:
         """Record that ``actor`` acted and that its action revealed ``revealed`` positions
         (positions, or ``(position, kind)`` pairs as in ``Transition.revealed``).
 
-        Under ``none`` the actor's own reveals count as part of its action: afterwards it
-        remembers only what *others* reveal (cards face up now stay visible regardless).
+        Under ``none`` the actor forgets everything revealed before this action and keeps
+        what this action revealed: its next observation shows the result of its own flip
+        (otherwise, in Pelmanism, the second card of a turn would never be shown to the
+        player who flipped it) and what others reveal until then.
         """
         kind = self.spec.kind
         known = self.known
@@ -152,6 +158,8 @@ class Memory:
                         known[:, p0] = False
         if kind == "none":
             known[actor] = False
+            for item in revealed:
+                known[actor, item[0] if type(item) is tuple else item] = True
         self.last_action[actor] = self.time
 
     def known_row(self, observer: int) -> np.ndarray:

@@ -26,24 +26,26 @@ def test_perfect_remembers_every_reveal_while_face_down():
     assert np.flatnonzero(m.remembered(1, fd)).tolist() == [1, 5]
 
 
-def test_none_keeps_only_what_others_revealed_since_the_own_last_action():
+def test_none_keeps_the_own_last_flip_and_what_others_revealed_since():
     m = Memory("none", 3, 8)
     feed(m, [(0, [1]), (0, [2]), (1, [3]), (1, [4]), (2, [5])])
-    # player 0 last acted before 3, 4, 5 were revealed; its own flips are forgotten
-    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [3, 4, 5]
-    # player 1 saw 5 after its last action
-    assert np.flatnonzero(m.remembered(1, ALL_DOWN)).tolist() == [5]
-    # player 2 just acted: nothing since
-    assert np.flatnonzero(m.remembered(2, ALL_DOWN)).tolist() == []
+    # player 0's last flip revealed 2, then others revealed 3, 4, 5; its flip 1 is forgotten
+    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [2, 3, 4, 5]
+    # player 1: its last flip (4), then 5
+    assert np.flatnonzero(m.remembered(1, ALL_DOWN)).tolist() == [4, 5]
+    # player 2 just acted: only what its flip revealed
+    assert np.flatnonzero(m.remembered(2, ALL_DOWN)).tolist() == [5]
     feed(m, [(0, [6])])
-    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == []
-    assert np.flatnonzero(m.remembered(2, ALL_DOWN)).tolist() == [6]
+    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [6]
+    assert np.flatnonzero(m.remembered(2, ALL_DOWN)).tolist() == [5, 6]
 
 
 def test_none_counts_a_card_revealed_again_from_its_latest_reveal():
     m = Memory("none", 2, 8)
     feed(m, [(1, [3]), (0, [4]), (1, [3])])
-    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [3]
+    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [3, 4]
+    feed(m, [(0, [5])])  # 3's latest reveal is older than 0's last flip now
+    assert np.flatnonzero(m.remembered(0, ALL_DOWN)).tolist() == [5]
 
 
 def test_window_keeps_the_k_latest_reveals():

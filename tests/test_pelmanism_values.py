@@ -272,7 +272,7 @@ def test_greedy_agent_reads_the_observation():
     enc = PelmanismEncoder(game)
     s = game.from_layout(["K00", "K01", "K02", "K00", "K01", "K02"])
     mem = Memory("perfect", 2, 6)
-    agent = PelmanismGreedyAgent(deck="pairs:3", num_players=2)
+    agent = PelmanismGreedyAgent(deck="pairs:3", num_players=2, own_memory=False)
     for a in (0, 1):  # player 0 misses: K00 at 0, K01 at 1 are known
         t = game.apply_inplace(s, a)
         mem.on_action(t.player, [p for p, _ in t.revealed])
@@ -283,21 +283,22 @@ def test_greedy_agent_reads_the_observation():
     t = game.apply_inplace(s, 3)  # K00: a known pair (0, 3) for player 0
     mem.on_action(t.player, [3])
     assert agent.act(observe(game, enc, mem, s, 0)) == 0
-    # memory "none": an observation shows only what others revealed since the observer's
-    # previous action; with own_memory the agent keeps what it saw itself
-    layout = ["K01", "K00", "K02", "K01", "K00", "K02"]
+    # memory "none": an observation shows the result of the observer's previous action
+    # and what others revealed since, nothing older; by default the agent keeps what its
+    # own observations showed
+    layout = ["K01", "K02", "K00", "K01", "K00", "K02"]
     s, none = game.from_layout(layout), Memory("none", 2, 6)
-    keeper = PelmanismGreedyAgent(deck="pairs:3", num_players=2, own_memory=True)
-    plain = PelmanismGreedyAgent(deck="pairs:3", num_players=2)
-    for player, a in ((0, 1), (0, 0), (1, 2), (1, 4)):  # 0: K00 / K01; 1: K02 / K00
+    keeper = PelmanismGreedyAgent(deck="pairs:3", num_players=2)
+    plain = PelmanismGreedyAgent(deck="pairs:3", num_players=2, own_memory=False)
+    for player, a in ((0, 4), (0, 1), (1, 2), (1, 3)):  # 0: K00 / K02; 1: K00 / K01
         if player == 0:
             keeper.act(observe(game, enc, none, s, 0))  # it watches its own flip 1 face up
         game.apply_inplace(s, a)
         none.on_action(player, [a])
     obs = observe(game, enc, none, s, 0)
-    assert obs["remembered_mask"].tolist() == [0, 0, 1, 0, 1, 0]
-    assert plain.act(obs) == 0  # K02 at 2, K00 at 4: no pair known, lowest unknown
-    assert keeper.act(obs) == 1  # it also knows K00 at 1: the pair (1, 4)
+    assert obs["remembered_mask"].tolist() == [0, 1, 1, 1, 0, 0]  # its flip 2, then 1's
+    assert plain.act(obs) == 0  # K02 at 1, K00 at 2, K01 at 3: no pair, lowest unknown
+    assert keeper.act(obs) == 2  # it also knows K00 at 4: the pair (2, 4)
     keeper.reset()
     assert keeper.act(obs) == 0  # a new game forgets
 

@@ -309,12 +309,14 @@ def is_legal(st: np.ndarray, i: int, action: int) -> bool:
 def memory_threshold(st: np.ndarray, i: int, observer: int, n: int, mem: int, window: int) -> int:
     """Under ``perfect``, ``none`` and ``window:k`` a face-down card is remembered exactly
     when its latest reveal time (RTIME) is above this threshold (``Memory.remembered``):
-    0 (ever revealed), the observer's latest action time, or ``max(0, clock - k)``.
-    Under ``decay`` it is above any reveal time (the known bits decide)."""
+    0 (ever revealed), one below the observer's latest action time (every flip reveals
+    one card, so this keeps that flip's card and later reveals; 0 before its first flip),
+    or ``max(0, clock - k)``. Under ``decay`` it is above any reveal time (the known bits
+    decide)."""
     if mem == MEM_PERFECT:
         return 0
     if mem == MEM_NONE:
-        return np.int64(st[i, BASE + n + observer])
+        return max(0, np.int64(st[i, BASE + n + observer]) - 1)
     if mem == MEM_WINDOW:
         return max(0, np.int64(st[i, CLOCK]) - window)
     return 127
