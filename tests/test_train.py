@@ -1,0 +1,227 @@
+"""train.py: smoke runs of every algorithm in a subprocess, resume, config checking,
+CLI overrides, the evaluation JSON, and the shipped policy.
+
+The smoke runs use a tiny budget (a few hundred steps, a handful of evaluation games);
+they check that the whole path (config, envs, model, callbacks, checkpoints, save,
+evaluation) works, not that anything is learned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import train  # noqa: E402
+
+TINY = [
+    "--total_timesteps", "256", "--n_envs", "2", "--n_steps", "64", "--batch_size", "64",
+    "--n_epochs", "1", "--checkpoint_every", "128", "--progress_bar", "false",
+    "--eval_games", "4", "--eval_opponents", "[random, greedy]", "--tensorboard", "false",
+]
+DQN_TINY = ["--learning_starts", "64", "--buffer_size", "1_000", "--train_freq", "4",
+            "--target_update_interval", "64"]
+
+
+def run_train(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``python train.py ARGS`` in a subprocess (runs under ``tmp_path``)."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *args, "--runs_dir", str(tmp_path / "runs")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, f"train.py failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def only_run(tmp_path: Path) -> Path:
+    (run,) = list((tmp_path / "runs").iterdir())
+    return run
+
+
+def saved_timesteps(model_zip: Path) -> int:
+    """``num_timesteps`` stored in an SB3 zip (its ``data`` member is JSON)."""
+    with zipfile.ZipFile(model_zip) as zf:
+        return int(json.loads(zf.read("data"))["num_timesteps"])
+
+
+def check_eval(report: dict[str, Any], opponents: list[str], games: int) -> None:
+    """The documented eval.json schema (docs/training.md)."""
+    assert report["schema"] == train.EVAL_SCHEMA
+    assert report["env_id"] == "MemTab-v0"
+    import memtab_env
+
+    assert report["package_version"] == memtab_env.__version__
+    assert set(report["config"]) == {f.name for f in train.dataclasses.fields(train.Config)}
+    protocol = report["protocol"]
+    assert protocol["seats_rotated"] is True
+    assert len(protocol["seeds"]) == protocol["deals"] == games // protocol["num_players"]
+    assert list(report["results"]) == opponents
+    for r in report["results"].values():
+        assert r["games"] == games == r["wins"] + r["shared"] + r["losses"]
+        assert 0.0 <= r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] <= 1.0
+        assert isinstance(r["mean_score_diff"], float)
+        assert len(r["win_rate_by_seat"]) == protocol["num_players"]
+
+
+# ---------------------------------------------------------------------------------------
+# smoke runs, one per algorithm (subprocess)
+# ---------------------------------------------------------------------------------------
+SMOKE = {
+    "maskable_ppo": ["--config", "configs/quick.yaml", "--vec_env", "dummy"],
+    "ppo": ["--config", "configs/ppo.yaml"],
+    "recurrent_ppo": ["--config", "configs/recurrent_none.yaml", "--vec_env", "dummy"],
+    "dqn": ["--config", "configs/dqn.yaml", *DQN_TINY],
+}
+
+
+@pytest.mark.parametrize("algo", list(SMOKE))
+def test_smoke_run(algo: str, tmp_path: Path) -> None:
+    proc = run_train([*SMOKE[algo], *TINY, "--algo", algo], tmp_path)
+    run = only_run(tmp_path)
+    assert f"__{algo}__s0__" in run.name and run.name.startswith("MemTab-v0__")
+    assert saved_timesteps(run / "model.zip") >= 256
+    assert (run / "config.yaml").exists()
+    assert sorted(p.name for p in (run / "checkpoints").glob("step_*.zip"))
+    report = json.loads((run / "eval.json").read_text())
+    check_eval(report, ["random", "greedy"], 4)
+    assert report["algo"] == algo
+    assert "win rate" in proc.stdout  # the table was printed
+    if algo == "dqn":
+        assert list((run / "checkpoints").glob("replay_buffer_*.pkl"))
+
+
+def test_resume_continues_step_count(tmp_path: Path) -> None:
+    """A self-play run stopped at 256 steps resumes from its checkpoint (model, step count
+    and snapshot pool) and reaches the new total."""
+    args = ["--config", "configs/selfplay.yaml", *TINY, "--snapshot_every", "128",
+            "--vec_env", "dummy", "--eval_opponents", "[random]"]
+    run_train(args, tmp_path)
+    run = only_run(tmp_path)
+    assert saved_timesteps(run / "model.zip") == 256
+    latest = json.loads((run / "checkpoints" / "latest.json").read_text())
+    assert latest["step"] == 256 and latest["pool"]
+    proc = run_train(["--resume", str(run), "--total_timesteps", "512", "--progress_bar", "false"],
+                     tmp_path)
+    assert "resuming" in proc.stdout and "from step 256" in proc.stdout
+    assert saved_timesteps(run / "model.zip") == 512
+    assert json.loads((run / "checkpoints" / "latest.json").read_text())["step"] == 512
+    assert json.loads((run / "eval.json").read_text())["training"]["timesteps"] == 512
+    assert len(list((run / "pool").glob("snapshot_*.zip"))) > len(latest["pool"])
+
+
+def test_resume_dqn_restores_replay_buffer(tmp_path: Path) -> None:
+    base = ["--config", "configs/dqn.yaml", *TINY, *DQN_TINY, "--eval_opponents", "[random]"]
+    run_train(base, tmp_path)
+    run = only_run(tmp_path)
+    proc = run_train(["--resume", "--total_timesteps", "384", "--progress_bar", "false"], tmp_path)
+    assert f"resuming {run}" in proc.stdout
+    assert saved_timesteps(run / "model.zip") == 384
+
+
+# ---------------------------------------------------------------------------------------
+# configs and overrides (in process)
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_load_and_validate(path: Path) -> None:
+    cfg = train.load_yaml(path, "MemTab-v0")
+    cfg.validate()
+    assert cfg.exp_name == path.stem
+
+
+def test_typo_in_config_key_fails_loudly(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("MemTab-v0:\n  learning_rat: 1.0e-3\n")
+    with pytest.raises(train.ConfigError, match=r"unknown config key 'learning_rat'.*'learning_rate'"):
+        train.load_yaml(bad)
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", str(bad)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "learning_rat" in proc.stderr
+
+
+def test_wrong_types_fail_loudly(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("MemTab-v0:\n  learning_rate: 1e-3\n")  # PyYAML: a string
+    with pytest.raises(train.ConfigError, match="write 1.0e-4"):
+        train.load_yaml(bad)
+    with pytest.raises(train.ConfigError, match="n_envs must be of type int"):
+        train.config_from_dict({"n_envs": 2.5})
+    with pytest.raises(train.ConfigError, match="algo must be one of"):
+        train.config_from_dict({"algo": "a2c"}).validate()
+    with pytest.raises(train.ConfigError, match="unknown agent 'grredy'"):
+        train.config_from_dict({"opponents": {"grredy": 1.0}}).validate()
+
+
+def test_cli_overrides_every_field_form() -> None:
+    parser = train.build_parser()
+    args = parser.parse_args(["--n_envs", "3", "--learning_rate", "1e-3", "--set", "gamma=0.9",
+                              "--set", "opponents={random: 1, greedy: 3}", "--net_arch", "[32, 32]",
+                              "--learner_seat", "1", "--target_kl", "null"])
+    cfg = train.config_from_dict(train.cli_overrides(args), base=train.Config(), from_cli=True)
+    assert (cfg.n_envs, cfg.learning_rate, cfg.gamma) == (3, 1.0e-3, 0.9)
+    assert cfg.opponents == {"random": 1.0, "greedy": 3.0}
+    assert cfg.net_arch == [32, 32] and cfg.learner_seat == 1 and cfg.target_kl is None
+    with pytest.raises(SystemExit):  # no prefix matching: a misspelt option is an error
+        parser.parse_args(["--learning_rat", "1"])
+    with pytest.raises(train.ConfigError, match="did you mean 'gamma'"):
+        train.cli_overrides(parser.parse_args(["--set", "gamm=0.9"]))
+
+
+def test_every_field_has_a_docstring_and_an_option() -> None:
+    docs = train.field_docs()
+    names = [f.name for f in train.dataclasses.fields(train.Config)]
+    assert sorted(docs) == sorted(names) and all(docs.values())
+    help_text = train.build_parser().format_help()
+    assert all(f"--{name}" in help_text for name in names)
+
+
+def test_config_round_trips_through_the_saved_yaml(tmp_path: Path) -> None:
+    cfg = train.config_from_dict({"opponents": {"self": 0.5, "expert": 0.5}, "target_kl": 0.02,
+                                  "learner_seat": 1, "exp_name": "x"})
+    path = tmp_path / "config.yaml"
+    path.write_text(train.dump_yaml(cfg, "python train.py --test"))
+    assert train.load_yaml(path) == cfg
+
+
+def test_split_counts_and_wilson() -> None:
+    assert train.split_counts(64, [0.5, 0.5]) == [32, 32]
+    assert train.split_counts(10, [1, 2]) == [3, 7]
+    assert sum(train.split_counts(7, [0.2, 0.3, 0.5])) == 7
+    lo, hi = train.wilson(1.0, 200)
+    assert 0.97 < lo < 1.0 and hi == 1.0
+    lo, hi = train.wilson(0.5, 2000)
+    assert lo == pytest.approx(0.478, abs=1e-3) and hi == pytest.approx(0.522, abs=1e-3)
+
+
+# ---------------------------------------------------------------------------------------
+# the shipped policy
+# ---------------------------------------------------------------------------------------
+def test_shipped_policy_loads_by_name_and_plays_legal_moves() -> None:
+    import agents
+    from memtab_env.play import make_raw_env, play_game, win_shares
+
+    policy = agents.make("ppo-memtab")
+    env = make_raw_env("memtab")  # the bare env raises on an illegal flip
+    shares = []
+    for seed in range(6):
+        seat = seed % 2
+        seats = [agents.make("random"), agents.make("random")]
+        seats[seat] = policy
+        record = play_game(env, seats, seed=seed)
+        assert record["result"]["over"]
+        shares.append(win_shares(record)[seat])
+    assert sum(shares) >= 4  # it beats random almost always
+    shipped = Path(agents.__file__).parent / "policies"
+    assert (shipped / "ppo_memtab.zip").stat().st_size <= 5 * 2**20
+    figures = json.loads((shipped / "ppo_memtab_eval.json").read_text())
+    assert figures["results"]["expert"]["games"] >= 2000
+    train.load_yaml(shipped / "ppo_memtab.yaml").validate()
