@@ -43,8 +43,12 @@ for ts in $tracks; do
   game=$(python -c "from memtab_env.benchmark import TRACKS; print(TRACKS['$t'].game)")
   for a in $(agents_of "$game"); do
     case "$a" in random|"$s"|human|sb3) continue ;; esac
+    # an agent that cannot play the track (a shipped policy trained for another number
+    # of players) fails with a message that names the reason; it is left out
     # shellcheck disable=SC2046
-    run "$t" "$a" "results/$t/$a.json" $(recs "$t" "$a")
+    if ! run "$t" "$a" "results/$t/$a.json" $(recs "$t" "$a"); then
+      echo "left out: $a on $t (see the error above)"
+    fi
   done
 done
 memtab leaderboard
