@@ -18,6 +18,13 @@ So the action logits are permutation-equivariant and the value is permutation-in
 by construction. The sum (not the mean) keeps counts: "two known face-down cards of kind
 k" is a threshold on a pooled feature, which is what pair finding needs.
 
+The same network plays Pelmanism (``policy: set`` on ``Pelmanism-v0``): its observation
+(:class:`memtab_env.observations.pelmanism.PelmanismEncoder`) is also a status one-hot and a
+kind one-hot per position followed by global fields, and the same kind graph expresses
+"a known pair" and "the twin of the card face up". A :func:`token_layout` says where the
+fields lie; MemTab's is inferred from the observation length (so the zips saved before
+layouts existed still load), Pelmanism's is passed as the policy's ``set_layout``.
+
 It plugs into Stable-Baselines3 as the ``mlp_extractor`` of an actor-critic policy:
 :class:`MaskableMemTabSetPolicy` for sb3-contrib's ``MaskablePPO`` and
 :class:`MemTabSetPolicy` for ``PPO``. Models saved with these policies reference this
@@ -52,31 +59,68 @@ def num_players_from_size(size: int) -> int:
     return n
 
 
+def token_layout(game: str, **options: Any) -> dict[str, Any]:
+    """Where the fields of a flat observation lie, for :class:`MemTabSetNet`.
+
+    ``game`` is ``"memtab"`` (options: ``num_players``) or ``"pelmanism"`` (options:
+    ``deck``, ``num_players``). The layout is plain data (ints, lists), so it is saved in
+    the model's zip with the policy's constructor arguments.
+    """
+    if game == "memtab":
+        enc = MemTabEncoder(MemTab(num_players=int(options.get("num_players", 2))))
+        return {"game": "memtab", "size": enc.size, "positions": NUM_POSITIONS, "kinds": NUM_KINDS,
+                "status": list(enc.offsets["status"]), "card": list(enc.offsets["card"]),
+                "tableaux": list(enc.offsets["tableaux"]), "num_players": enc.game.num_players,
+                "global_start": enc.offsets["tableaux"][0], "scores": list(enc.offsets["scores"])}
+    if game == "pelmanism":
+        from memtab_env.games.pelmanism import Pelmanism
+        from memtab_env.observations.pelmanism import PelmanismEncoder
+
+        g = Pelmanism(options.get("deck", "standard"), int(options.get("num_players", 2)))
+        enc = PelmanismEncoder(g)
+        return {"game": "pelmanism", "size": enc.size, "positions": g.num_positions,
+                "kinds": g.num_kinds, "status": list(enc.offsets["status"]),
+                "card": list(enc.offsets["card"]), "tableaux": None, "num_players": g.num_players,
+                "global_start": enc.offsets["card"][1], "scores": list(enc.offsets["pairs"])}
+    raise ValueError(f"no set layout for game {game!r}; the set network plays 'memtab' and 'pelmanism'")
+
+
 class MemTabSetNet(nn.Module):
     """Shared trunk of the set actor-critic; ``forward`` gives ``(logits, value latent)``.
 
     Args:
-        obs_size: length of the flat MemTab observation (gives the number of players).
+        obs_size: length of the flat observation (for MemTab it gives the number of
+            players when ``layout`` is None).
         dim: width of every token embedding.
         layers: number of residual set layers after the input embedding.
         value_hidden: width of the value head's hidden layer.
+        layout: a :func:`token_layout`; None: MemTab's for ``obs_size``.
     """
 
-    def __init__(self, obs_size: int, dim: int = 64, layers: int = 3, value_hidden: int = 64) -> None:
+    def __init__(self, obs_size: int, dim: int = 64, layers: int = 3, value_hidden: int = 64,
+                 layout: dict[str, Any] | None = None) -> None:
         super().__init__()
-        n = num_players_from_size(obs_size)
-        enc = MemTabEncoder(MemTab(num_players=n))
-        self.num_players = n
-        self.slices = {name: enc.offsets[name] for name in ("status", "card", "tableaux")}
-        start = enc.offsets["tableaux"][0]
+        if layout is None:
+            layout = token_layout("memtab", num_players=num_players_from_size(obs_size))
+        if layout["size"] != obs_size:
+            raise ValueError(f"the set layout is for observations of {layout['size']} values, "
+                             f"got {obs_size} (another game, deck or number of players?)")
+        n, p, k = layout["num_players"], layout["positions"], layout["kinds"]
+        self.num_players, self.positions, self.kinds = n, p, k
+        self.status_width = (layout["status"][1] - layout["status"][0]) // p
+        self.slices = {"status": layout["status"], "card": layout["card"]}
+        if layout["tableaux"] is not None:
+            self.slices["tableaux"] = layout["tableaux"]
+        start = layout["global_start"]
         self.global_start = start
-        scale = np.ones(enc.size - start, dtype=np.float32)
-        lo, hi = enc.offsets["scores"]
+        scale = np.ones(obs_size - start, dtype=np.float32)
+        lo, hi = layout["scores"]
         scale[lo - start : hi - start] = SCORE_SCALE
         self.register_buffer("global_scale", th.as_tensor(scale))
-        self.register_buffer("off_diagonal", 1.0 - th.eye(NUM_POSITIONS))
-        global_size = enc.size - start
-        self.embed = nn.Linear(4 + NUM_KINDS + n + global_size, dim)
+        self.register_buffer("off_diagonal", 1.0 - th.eye(p))
+        global_size = obs_size - start
+        held = n if "tableaux" in self.slices else 0
+        self.embed = nn.Linear(self.status_width + k + held + global_size, dim)
         self.norms = nn.ModuleList(nn.LayerNorm(dim) for _ in range(layers))
         self.self_layers = nn.ModuleList(nn.Linear(dim, dim) for _ in range(layers))
         self.kind_layers = nn.ModuleList(nn.Linear(dim, dim, bias=False) for _ in range(layers))
@@ -84,7 +128,7 @@ class MemTabSetNet(nn.Module):
         self.logit = nn.Linear(dim, 1)
         self.value = nn.Sequential(nn.Linear(dim + global_size, value_hidden), nn.ReLU())
         #: read by Stable-Baselines3 to size the heads
-        self.latent_dim_pi = NUM_POSITIONS
+        self.latent_dim_pi = p
         self.latent_dim_vf = value_hidden
 
     def _field(self, obs: th.Tensor, name: str, shape: tuple[int, int]) -> th.Tensor:
@@ -92,15 +136,17 @@ class MemTabSetNet(nn.Module):
         return obs[:, lo:hi].reshape(obs.shape[0], *shape)
 
     def trunk(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-        """Token embeddings (B, 28, dim) and scaled global fields (B, G)."""
-        b = obs.shape[0]
-        status = self._field(obs, "status", (NUM_POSITIONS, 4))
-        card = self._field(obs, "card", (NUM_POSITIONS, NUM_KINDS))
-        tableaux = self._field(obs, "tableaux", (self.num_players, NUM_KINDS))
+        """Token embeddings (B, P, dim) and scaled global fields (B, G)."""
+        b, p = obs.shape[0], self.positions
+        status = self._field(obs, "status", (p, self.status_width))
+        card = self._field(obs, "card", (p, self.kinds))
         glob = obs[:, self.global_start :] * self.global_scale
-        held = card @ tableaux.transpose(1, 2)  # (B, 28, n): which seat holds this kind
-        same_kind = (card @ card.transpose(1, 2)) * self.off_diagonal  # (B, 28, 28)
-        tokens = th.cat([status, card, held, glob[:, None, :].expand(b, NUM_POSITIONS, glob.shape[1])], 2)
+        parts = [status, card]
+        if "tableaux" in self.slices:  # MemTab: which seat's tableau holds this kind
+            tableaux = self._field(obs, "tableaux", (self.num_players, self.kinds))
+            parts.append(card @ tableaux.transpose(1, 2))  # (B, P, n)
+        same_kind = (card @ card.transpose(1, 2)) * self.off_diagonal  # (B, P, P)
+        tokens = th.cat([*parts, glob[:, None, :].expand(b, p, glob.shape[1])], 2)
         h = th.relu(self.embed(tokens))
         for norm, lin_self, lin_kind, lin_pool in zip(
             self.norms, self.self_layers, self.kind_layers, self.pool_layers, strict=True
@@ -129,15 +175,16 @@ class _SetPolicyMixin:
     identity (the trunk already gives one logit per position)."""
 
     def __init__(self, *args: Any, set_dim: int = 64, set_layers: int = 3, value_hidden: int = 64,
-                 **kwargs: Any) -> None:
+                 set_layout: dict[str, Any] | None = None, **kwargs: Any) -> None:
         self.set_dim = set_dim
         self.set_layers = set_layers
         self.value_hidden = value_hidden
+        self.set_layout = set_layout
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = MemTabSetNet(self.features_dim, self.set_dim, self.set_layers,
-                                          self.value_hidden)
+                                          self.value_hidden, self.set_layout)
 
     def _build(self, lr_schedule: Schedule) -> None:
         super()._build(lr_schedule)  # type: ignore[misc]
@@ -152,6 +199,8 @@ class _SetPolicyMixin:
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()  # type: ignore[misc]
         data.update(set_dim=self.set_dim, set_layers=self.set_layers, value_hidden=self.value_hidden)
+        if self.set_layout is not None:  # MemTab models saved without one load as before
+            data.update(set_layout=self.set_layout)
         return data
 
 
@@ -171,4 +220,5 @@ class MaskableMemTabSetPolicy(_SetPolicyMixin, MaskableActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
 
-__all__ = ["MaskableMemTabSetPolicy", "MemTabSetNet", "MemTabSetPolicy", "num_players_from_size"]
+__all__ = ["MaskableMemTabSetPolicy", "MemTabSetNet", "MemTabSetPolicy", "num_players_from_size",
+           "token_layout"]
