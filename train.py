@@ -92,7 +92,7 @@ class Config:
     (sb3-contrib, LSTM) and dqn."""
     policy: str = "mlp"
     """Network: mlp (SB3's MLP on the flat observation) or set (the position-equivariant
-    network of agents/set_policy.py; maskable_ppo and ppo only, MemTab only)."""
+    network of agents/set_policy.py; maskable_ppo and ppo only, MemTab and Pelmanism)."""
     device: str = "cpu"
     """PyTorch device."""
     torch_threads: int = 1
@@ -107,6 +107,10 @@ class Config:
     """Env reward scheme: win (terminal +1 / -1 shared) or score (score changes)."""
     illegal_penalty: float = -0.1
     """Reward of an illegal action (the game does not move; unmasked algorithms only)."""
+    env_options: dict[str, Any] = field(default_factory=dict)
+    """Further options of the game, passed to the env as they are (training and
+    evaluation): e.g. {deck: "pairs:8"} for Pelmanism-v0, {variant: children} or {board:
+    path} for MemoryBoard-v0. An option the game does not know is an error."""
     learner_seat: int | str = "random"
     """The learner's seat in training games: an integer or random (drawn every game)."""
     opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 1.0})
@@ -224,8 +228,10 @@ class Config:
         choice("vec_env", VEC_ENVS)
         choice("activation", ACTIVATIONS)
         choice("lr_schedule", LR_SCHEDULES)
-        if self.policy == "set" and (self.algo not in ("maskable_ppo", "ppo") or self.game != "memtab"):
-            raise ConfigError("policy 'set' works with algo maskable_ppo or ppo on MemTab-v0 only")
+        if self.policy == "set" and (self.algo not in ("maskable_ppo", "ppo")
+                                     or self.game not in ("memtab", "pelmanism")):
+            raise ConfigError("policy 'set' works with algo maskable_ppo or ppo on MemTab-v0 and "
+                              "Pelmanism-v0 only")
         try:
             parse_memory(self.memory)
             check_reward_scheme(self.reward)
@@ -252,6 +258,21 @@ class Config:
                 )
         if SELF in self.eval_opponents:
             raise ConfigError(f"{SELF!r} is a training opponent only")
+        from memtab_env.benchmark.tracks import is_reserved_seed
+
+        if is_reserved_seed(self.seed) or is_reserved_seed(self.seed + self.n_envs - 1):
+            raise ConfigError(
+                f"seed {self.seed}: training envs would use seeds reserved for the benchmark's "
+                "evaluation deals [1000000000, 1001000000) (BENCHMARK.md); choose another seed"
+            )
+        if self.env_options and self.vec_env == "batched":
+            raise ConfigError(f"vec_env 'batched' takes no env_options, got {self.env_options}")
+        from memtab_env.play import make_raw_env
+
+        try:  # the game checks its own options (names and values) and says what is allowed
+            make_raw_env(self.game, num_players=self.num_players, **self.env_options).close()
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"env_options {self.env_options}: {e}") from None
         if self.eval_games % self.num_players:
             raise ConfigError(f"eval_games ({self.eval_games}) must be a multiple of num_players "
                               f"({self.num_players}): every deal is played once per seat")
@@ -338,6 +359,8 @@ def _coerce(name: str, value: Any, tp: Any, from_cli: bool) -> Any:
     elif tp is str:
         if isinstance(value, str):
             return value
+    elif tp is Any:
+        return value
     else:  # pragma: no cover - every annotation of Config is handled above
         raise ConfigError(f"{name}: unsupported annotation {tp}")
     raise ConfigError(f"{name} must be of type {tp.__name__}, got {value!r} ({type(value).__name__})")
@@ -532,7 +555,7 @@ def make_env_fn(cfg: Config, monitor: bool = True) -> Callable[[], Any]:
         env = gymnasium.make(
             cfg.env_id, opponents=opponents, learner_seat=cfg.learner_seat, memory=cfg.memory,
             reward=cfg.reward, num_players=cfg.num_players, illegal_penalty=cfg.illegal_penalty,
-            obs_mode="flat", illegal_action="penalty",
+            obs_mode="flat", illegal_action="penalty", **cfg.env_options,
         )
         env = SelfPlayPool(env)
         return Monitor(env) if monitor else env
@@ -746,6 +769,10 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
 
         policy: Any = MaskableMemTabSetPolicy if cfg.algo == "maskable_ppo" else MemTabSetPolicy
         kwargs: dict[str, Any] = dict(set_dim=cfg.set_dim, set_layers=cfg.set_layers)
+        if cfg.game != "memtab":  # MemTab's layout follows from the observation length
+            from agents.set_policy import token_layout
+
+            kwargs["set_layout"] = token_layout(cfg.game, num_players=cfg.num_players, **cfg.env_options)
     elif cfg.algo == "recurrent_ppo":
         policy = "MlpLstmPolicy"
         kwargs = dict(net_arch=list(cfg.net_arch), activation_fn=activation,
@@ -912,7 +939,7 @@ def evaluate(model_path: str | Path, cfg: Config, opponents: Sequence[str] | Non
     n = cfg.num_players
     deals = games // n
     seeds = [cfg.eval_seed + i for i in range(deals)]
-    env = make_raw_env(cfg.game, memory=cfg.memory, reward=cfg.reward, num_players=n)
+    env = make_raw_env(cfg.game, memory=cfg.memory, reward=cfg.reward, num_players=n, **cfg.env_options)
     learner = policy_agent(model_path, cfg.algo, cfg.eval_deterministic)
     results: dict[str, Any] = {}
     for name in opponents:

@@ -131,11 +131,72 @@ def test_resume_dqn_restores_replay_buffer(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------
 # configs and overrides (in process)
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
-def test_shipped_configs_load_and_validate(path: Path) -> None:
-    cfg = train.load_yaml(path, "MemTab-v0")
+CONFIG_ENTRIES = [
+    (path, env_id)
+    for path in sorted((ROOT / "configs").glob("*.yaml"))
+    for env_id in train.yaml.safe_load(path.read_text())
+    if not env_id.startswith("_")
+]
+
+
+@pytest.mark.parametrize("path,env_id", CONFIG_ENTRIES, ids=lambda v: getattr(v, "name", v))
+def test_shipped_configs_load_and_validate(path: Path, env_id: str) -> None:
+    cfg = train.load_yaml(path, env_id)
     cfg.validate()
-    assert cfg.exp_name == path.stem
+    assert cfg.exp_name == path.stem and cfg.env_id == env_id
+
+
+def test_every_game_has_a_config() -> None:
+    """Issue 5 and 6: MaskablePPO for Pelmanism (perfect) and the board game, RecurrentPPO
+    for Pelmanism under memory none."""
+    have = {(env_id, train.load_yaml(p, env_id).algo, train.load_yaml(p, env_id).memory)
+            for p, env_id in CONFIG_ENTRIES}
+    for want in [("MemTab-v0", "maskable_ppo", "perfect"), ("MemTab-v0", "recurrent_ppo", "none"),
+                 ("Pelmanism-v0", "maskable_ppo", "perfect"), ("Pelmanism-v0", "recurrent_ppo", "none"),
+                 ("MemoryBoard-v0", "maskable_ppo", "perfect")]:
+        assert want in have
+
+
+@pytest.mark.parametrize("config", ["pelmanism.yaml", "pelmanism_recurrent_none.yaml", "board.yaml"])
+def test_smoke_run_other_games(config: str, tmp_path: Path) -> None:
+    run_train(["--config", f"configs/{config}", *TINY], tmp_path)
+    run = only_run(tmp_path)
+    report = json.loads((run / "eval.json").read_text())
+    assert report["env_id"] == run.name.split("__")[0] != "MemTab-v0"
+    assert set(report["results"]) == {"random", "greedy"}
+    assert all(r["games"] == 4 for r in report["results"].values())
+    assert report["config"]["env_options"] == train.load_yaml(ROOT / "configs" / config).env_options
+
+
+def test_env_options_are_checked_by_the_game() -> None:
+    base = dict(env_id="Pelmanism-v0", policy="mlp", opponents={"random": 1.0},
+                eval_opponents=["random"])
+    train.Config(**base, env_options={"deck": "pairs:8"}).validate()
+    with pytest.raises(train.ConfigError, match="unknown deck 'bogus'.*allowed"):
+        train.Config(**base, env_options={"deck": "bogus"}).validate()
+    with pytest.raises(train.ConfigError, match=r"unknown option\(s\) \['dek'\].*allowed"):
+        train.Config(**base, env_options={"dek": "pairs:8"}).validate()
+    with pytest.raises(train.ConfigError, match="batched"):
+        train.Config(vec_env="batched", env_options={"first_player": 1}).validate()
+
+
+def test_training_seeds_never_touch_the_reserved_evaluation_deals() -> None:
+    train.Config(seed=999_999_990, n_envs=8).validate()
+    for seed in (999_999_999, 1_000_000_000, 1_000_999_999):
+        with pytest.raises(train.ConfigError, match="reserved"):
+            train.Config(seed=seed, n_envs=8).validate()
+
+
+def test_docs_field_table_is_up_to_date() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_training_fields",
+                                                  ROOT / "docs/build_training_fields.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    page = (ROOT / "docs/training.md").read_text()
+    assert mod.render(page) == page, "stale field table: run python docs/build_training_fields.py"
 
 
 def test_typo_in_config_key_fails_loudly(tmp_path: Path) -> None:
