@@ -46,7 +46,10 @@ class RandomAgent:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any) -> int:
-        legal = np.flatnonzero(action_mask(observation))
+        mask = observation.get("action_mask") if type(observation) is dict else None
+        if type(mask) is not np.ndarray or mask.ndim != 1:
+            mask = action_mask(observation)
+        legal = mask.nonzero()[0]
         if legal.size == 0:
             raise ValueError("no legal flip: the action_mask is all zeros")
         return int(legal[self.rng.integers(legal.size)])  # = rng.choice(legal), 3x faster

@@ -219,7 +219,9 @@ class SingleAgentEnv(gym.Env):
         obs, info = self._observe(illegal_action=False)
         if terminated:
             info["scores"] = np.asarray(self.game.scores(aec.state)).tolist()
-            info["winners"] = aec.record()["result"]["winners"]
+            # as in the record's result (the Gymnasium view never ends a game for an
+            # illegal action), without building the whole record
+            info["winners"] = [int(w) for w in self.game.winners(aec.state)]
         if self.render_mode == "human":
             self.render()
         return obs, float(reward), terminated, False, info
