@@ -93,6 +93,7 @@ class SingleAgentEnv(gym.Env):
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
+        self._game_options = dict(game_options, num_players=n)
         self.opponents = self._make_opponents(opponents, n - 1)
         self.opponent_names = [getattr(o, "name", type(o).__name__) for o in self.opponents]
 
@@ -129,14 +130,27 @@ class SingleAgentEnv(gym.Env):
         out = []
         for s in specs:
             if isinstance(s, str):
-                import agents
-
-                out.append(agents.make(s, game=self.game_spec.name))
+                out.append(self._named_opponent(s))
             elif hasattr(s, "act"):
                 out.append(s)
             else:
                 raise InvalidOptionError(f"opponent {s!r} is neither an agent name nor has act()")
         return out
+
+    def _named_opponent(self, name: str) -> Any:
+        """``agents.make(name)`` for this game, given the game options the agent's
+        constructor takes (a custom ``board``, the ``deck``, ``num_players``), so a
+        built-in opponent plays the same board or deck as the env."""
+        import inspect
+
+        import agents
+
+        key = (self.game_spec.name, name)
+        kwargs: dict[str, Any] = {}
+        if key in agents.REGISTRY:
+            params = inspect.signature(agents._load(agents.REGISTRY[key])).parameters
+            kwargs = {k: v for k, v in self._game_options.items() if k in params}
+        return agents.make(name, game=self.game_spec.name, **kwargs)
 
     # -- helpers -------------------------------------------------------------------------
     @property

@@ -103,3 +103,34 @@ def test_every_game_has_a_rules_page_in_the_readme():
 
 def test_package_version():
     assert memtab_env.__version__
+
+
+TINY_BOARD = {
+    "name": "tiny", "rows": 2, "cols": 4,
+    "landscapes": [
+        {"letter": "Y", "name": "farmland", "pictures": ["tractor", "scarecrow"]},
+        {"letter": "B", "name": "river", "pictures": ["fish", "duck"]},
+    ],
+    "grid": ["YYBB", "YYBB"],
+    "trunks": {"1": 2, "2": 2, "3": 1, "4": 1},
+}
+
+
+@pytest.mark.parametrize("env_id,options,opponent", [
+    ("MemoryBoard-v0", {"board": TINY_BOARD, "num_players": 3}, "greedy"),
+    ("Pelmanism-v0", {"deck": "pairs:5", "num_players": 2}, "greedy"),
+    ("Pelmanism-v0", {"deck": "quartets:3", "num_players": 4}, "greedy"),
+])
+def test_named_opponents_get_the_env_game_options(env_id, options, opponent):
+    """A built-in opponent named in the Gymnasium view plays the env's own board or deck
+    (a greedy board agent built for the default board could not read a custom board's
+    observations)."""
+    env = gym.make(env_id, opponents=opponent, learner_seat="random", **options)
+    for seed in range(5):
+        _, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            done = term or trunc
+        assert term and info["winners"]
+        replay(env.unwrapped.record())
