@@ -166,6 +166,15 @@ class InProcessBackend(Backend):
         return results
 
 
+def _one_thread_per_worker() -> None:
+    """Worker initializer: each worker plays one game at a time, so a trained policy's
+    PyTorch (and any OpenMP/BLAS pool) gets one thread; ``workers`` processes with a
+    thread per core each would oversubscribe the machine (Ray does the same for its
+    tasks). Runs before the worker imports torch."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+
 class MultiprocessingBackend(Backend):
     """A pool of ``workers`` local processes (``spawn``: safe with numba and torch)."""
 
@@ -182,7 +191,8 @@ class MultiprocessingBackend(Backend):
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         results: list[list[dict[str, Any]] | None] = [None] * len(jobs)
-        with ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn")) as pool:
+        with ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
+                                 initializer=_one_thread_per_worker) as pool:
             futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
             try:
                 for fut in as_completed(futures):
