@@ -31,6 +31,13 @@ What is timed, all under uniformly random legal play:
   SB3 adapter ``MemTabSB3VecEnv`` vs ``SubprocVecEnv`` of scalar ``MemTab-v0`` envs
   (``random`` opponents); same number of envs, hyperparameters, seed and torch threads
   (``--sb3-envs``, ``--sb3-steps``, ``--torch-threads``).
+- Pelmanism (a table of its own; ``--games pelmanism`` runs only it): the batched engine
+  ``BatchedPelmanism`` (standard deck, two players, perfect memory; B = 1, 64, 1024,
+  8192; masks, and masks + obs, timed as the MemTab engine), ``PelmanismVectorEnv``
+  (``random`` opponents, all flips) and the scalar ``pelmanism_v0.env()`` (AEC) and
+  ``gymnasium.make("Pelmanism-v0")`` under the same random legal play. Ratios:
+  "engine/row" = batched engine (B = 8192, masks) over the row, "row/AEC" = the row
+  over the scalar AEC env.
 
 Targets (issue 7, 2 cores, large B): engine >= 20 M flips/s with masks, >= 5 M with
 observations; SB3 training >= 2x the SubprocVecEnv baseline.
@@ -93,10 +100,10 @@ def peak_bytes(build_and_play: Callable[[], Any]) -> int:
 # --------------------------------------------------------------------------------------
 # the batched engine and the vector env
 # --------------------------------------------------------------------------------------
-def engine_run(num_envs: int, with_obs: bool, parallel: bool | None = None) -> Callable:
-    from memtab_env.vector import BatchedMemTab
-
-    eng = BatchedMemTab(num_envs, parallel=parallel)
+def engine_run(
+    num_envs: int, with_obs: bool, parallel: bool | None = None, game: str = "memtab"
+) -> Callable:
+    eng = _engine(game, num_envs, parallel)
     eng.reset(seed=0)
     actions = np.empty(num_envs, dtype=np.int64)
 
@@ -118,11 +125,18 @@ def engine_run(num_envs: int, with_obs: bool, parallel: bool | None = None) -> C
     return run
 
 
-def engine_memory(num_envs: int) -> int:
-    from memtab_env.vector import BatchedMemTab
+def _engine(game: str, num_envs: int, parallel: bool | None = None) -> Any:
+    """The batched engine of ``game`` (Pelmanism: standard deck, two players)."""
+    from memtab_env.vector import BatchedMemTab, BatchedPelmanism
 
+    if game == "pelmanism":
+        return BatchedPelmanism(num_envs, parallel=parallel)
+    return BatchedMemTab(num_envs, parallel=parallel)
+
+
+def engine_memory(num_envs: int, game: str = "memtab") -> int:
     def play() -> Any:
-        eng = BatchedMemTab(num_envs)
+        eng = _engine(game, num_envs)
         eng.reset(seed=0)
         for _ in range(8):
             eng.step(eng.random_actions())
@@ -138,14 +152,20 @@ def _random_legal(masks: np.ndarray, noise: np.ndarray) -> np.ndarray:
     return np.argmax(np.where(masks != 0, noise, -1.0), axis=1)
 
 
-def vector_env_run(num_envs: int) -> Callable:
-    from memtab_env.vector import MemTabVectorEnv
+def _vector_env(game: str, num_envs: int) -> Any:
+    from memtab_env.vector import MemTabVectorEnv, PelmanismVectorEnv
 
-    venv = MemTabVectorEnv(num_envs, opponents="random")
+    cls = PelmanismVectorEnv if game == "pelmanism" else MemTabVectorEnv
+    return cls(num_envs, opponents="random")
+
+
+def vector_env_run(num_envs: int, game: str = "memtab") -> Callable:
+    venv = _vector_env(game, num_envs)
     venv.reset(seed=0)
     rng = np.random.default_rng(0)
-    noise = [rng.random((num_envs, 28), dtype=np.float32) for _ in range(8)]
-    clock = venv.engine.state[:, _clock_column()]
+    width = venv.single_action_space.n
+    noise = [rng.random((num_envs, width), dtype=np.float32) for _ in range(8)]
+    clock = _clock(venv.engine, game)
 
     def run(seconds: float) -> tuple[float, float]:
         flips = -int(clock.sum())
@@ -164,19 +184,20 @@ def vector_env_run(num_envs: int) -> Callable:
     return run
 
 
-def _clock_column() -> int:
+def _clock(engine: Any, game: str) -> np.ndarray:
+    """View of the engine's per-game flip counter (the flips of the game so far)."""
+    if game == "pelmanism":
+        return engine.flips
     from memtab_env.vector import kernels
 
-    return kernels.CLOCK
+    return engine.state[:, kernels.CLOCK]
 
 
-def vector_env_memory(num_envs: int) -> int:
-    from memtab_env.vector import MemTabVectorEnv
-
+def vector_env_memory(num_envs: int, game: str = "memtab") -> int:
     def play() -> Any:
-        venv = MemTabVectorEnv(num_envs, opponents="random")
+        venv = _vector_env(game, num_envs)
         venv.reset(seed=0)
-        noise = np.random.default_rng(0).random((num_envs, 28))
+        noise = np.random.default_rng(0).random((num_envs, venv.single_action_space.n))
         for _ in range(8):
             venv.step(_random_legal(venv.action_masks(), noise))
         return venv
@@ -214,25 +235,32 @@ def aec_run(make: Callable[[], Any]) -> Callable:
     return run
 
 
-def aec_memory(make: Callable[[], Any]) -> int:
+def aec_memory(make: Callable[[], Any], random_play: bool = False) -> int:
+    """Peak bytes of one game, first legal move each time (or, ``random_play``, a random
+    legal one: a Pelmanism player always flipping the first two cards would play to the
+    flip cap)."""
+
     def play() -> Any:
         env = make()
         env.reset(seed=0)
+        rng = np.random.default_rng(0)
         for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
-            env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+            legal = np.flatnonzero(obs["action_mask"])
+            pick = int(rng.integers(len(legal))) if random_play and len(legal) else 0
+            env.step(None if term or trunc else int(legal[pick]))
         return env
 
     return peak_bytes(play)
 
 
-def memtab_gym_run() -> Callable:
+def gym_run(env_id: str = "MemTab-v0") -> Callable:
     """All flips (learner and opponents) per second through ``gymnasium.make``."""
     import gymnasium
 
     import memtab_env  # noqa: F401
 
-    env = gymnasium.make("MemTab-v0", opponents="random")
+    env = gymnasium.make(env_id, opponents="random")
     rng = np.random.default_rng(0)
 
     def run(seconds: float) -> tuple[float, float]:
@@ -254,15 +282,20 @@ def memtab_gym_run() -> Callable:
     return run
 
 
-def memtab_gym_memory() -> int:
+def gym_memory(env_id: str = "MemTab-v0", random_play: bool = False) -> int:
+    """Peak bytes of one episode of ``gymnasium.make(env_id)`` (first legal flip, or a
+    random legal one with ``random_play``)."""
     import gymnasium
 
     def play() -> Any:
-        env = gymnasium.make("MemTab-v0", opponents="random")
+        env = gymnasium.make(env_id, opponents="random")
         _, info = env.reset(seed=0)
+        rng = np.random.default_rng(0)
         done = False
         while not done:
-            _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            legal = np.flatnonzero(info["action_mask"])
+            pick = int(rng.integers(len(legal))) if random_play else 0
+            _, _, term, trunc, info = env.step(int(legal[pick]))
             done = term or trunc
         return env
 
@@ -310,6 +343,49 @@ def popgym_memory() -> int:
 
 
 # --------------------------------------------------------------------------------------
+# Pelmanism
+# --------------------------------------------------------------------------------------
+def pelmanism_table(seconds: float, repeats: int) -> None:
+    """The batched Pelmanism engine (standard deck) next to the scalar Pelmanism envs."""
+    from memtab_env import pelmanism_v0
+    from memtab_env.vector.engine import resolve_threads
+
+    rows: list[tuple[str, float, float, int | None]] = []
+    big = BATCH_SIZES[-1]
+    configs = [(b, None) for b in BATCH_SIZES]
+    if resolve_threads(None, big) > 1:
+        configs.append((big, False))
+    for b, parallel in configs:
+        t = resolve_threads(parallel, b)
+        name = f"BatchedPelmanism B={b} ({t} thread{'s' if t > 1 else ''})"
+        mem = engine_memory(b, "pelmanism") if parallel is None else None
+        for with_obs in (False, True):
+            label = f"{name} masks" + (" + obs" if with_obs else "")
+            rate, per_cpu = timed(engine_run(b, with_obs, parallel, "pelmanism"), seconds, repeats)
+            rows.append((label, rate, per_cpu, mem))
+    ref_name, ref = rows[2 * (len(BATCH_SIZES) - 1)][:2]  # B = 8192, default threads, masks
+    for b in (64, 1024, 8192):
+        rows.append((f"PelmanismVectorEnv B={b} (all flips)",
+                     *timed(vector_env_run(b, "pelmanism"), seconds, repeats),
+                     vector_env_memory(b, "pelmanism")))  # fmt: skip
+    aec_name = "pelmanism_v0.env() (AEC)"
+    rows.append((aec_name, *timed(aec_run(pelmanism_v0.env), seconds, repeats),
+                 aec_memory(pelmanism_v0.env, random_play=True)))  # fmt: skip
+    rows.append(("Pelmanism-v0 gymnasium (all flips)",
+                 *timed(gym_run("Pelmanism-v0"), seconds, repeats),
+                 gym_memory("Pelmanism-v0", random_play=True)))  # fmt: skip
+    aec = rows[-2][1]
+    print("\nPelmanism (standard deck, 2 players, perfect memory, random legal flips)")
+    print(f"{'env':<46}{'flips/s':>13}{'engine/row':>12}{'row/AEC':>10}{'flips/CPU-s':>13}"
+          f"{'peak B/game':>13}")  # fmt: skip
+    for name, rate, per_cpu, mem in rows:
+        mem_s = f"{mem:,}" if mem is not None else ""
+        print(f"{name:<46}{rate:>13,.0f}{ref / rate:>11.1f}x{rate / aec:>9.1f}x{per_cpu:>13,.0f}"
+              f"{mem_s:>13}")  # fmt: skip
+    print(f"(engine/row: {ref_name} over the row; row/AEC: the row over {aec_name}; flips/s)")
+
+
+# --------------------------------------------------------------------------------------
 # SB3 training throughput
 # --------------------------------------------------------------------------------------
 def _scalar_memtab_env() -> Any:
@@ -351,31 +427,16 @@ def sb3_rates(num_envs: int, timesteps: int) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument("--seconds", type=float, default=1.0, help="length of one timed run")
-    ap.add_argument("--repeats", type=int, default=3, help="timed runs per row (median)")
-    ap.add_argument("--sb3-envs", type=int, default=16, help="envs of both SB3 vec envs")
-    ap.add_argument("--sb3-steps", type=int, default=16384, help="timed learn() steps")
-    ap.add_argument(
-        "--torch-threads", type=int, default=1,
-        help="torch intra-op threads for both trainings (1: a 64x64 MLP only pays for more)",
-    )  # fmt: skip
-    ap.add_argument("--skip-sb3", action="store_true", help="leave out the training part")
-    args = ap.parse_args(argv)
-    s, r = args.seconds, args.repeats
-
+# MemTab
+# --------------------------------------------------------------------------------------
+def memtab_table(s: float, r: int) -> None:
+    """The MemTab engine and vector env next to the scalar envs and peers, and the
+    issue's targets."""
     from pettingzoo.classic import connect_four_v3, tictactoe_v3
 
     from memtab_env import memtab_v0
-    from memtab_env.vector.engine import available_cores, resolve_threads
+    from memtab_env.vector.engine import resolve_threads
 
-    print(
-        f"cores: {available_cores()}; load average now: {os.getloadavg()[0]:.2f} "
-        "(figures are only meaningful on a quiet machine)"
-    )
     # name, flips per wall second, flips per CPU second, peak bytes per game
     rows: list[tuple[str, float, float, int | None]] = []
     large: list[tuple[str, float]] = []  # the engine at B >= 1024
@@ -400,7 +461,7 @@ def main(argv: list[str] | None = None) -> None:
     scalar: list[tuple[str, Callable[[], Any], Callable[[], int]]] = [
         ("memtab_v0.env() (AEC)", lambda: aec_run(memtab_v0.env),
          lambda: aec_memory(memtab_v0.env)),
-        ("MemTab-v0 gymnasium (all flips)", memtab_gym_run, memtab_gym_memory),
+        ("MemTab-v0 gymnasium (all flips)", gym_run, gym_memory),
         ("tictactoe_v3.env()", lambda: aec_run(tictactoe_v3.env),
          lambda: aec_memory(tictactoe_v3.env)),
         ("connect_four_v3.env()", lambda: aec_run(connect_four_v3.env),
@@ -427,7 +488,45 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  engine with observations: {best_obs / 1e6:6.1f} M flips/s  (>= 5)   "
           f"{'met' if best_obs >= TARGET_OBS else 'NOT met'}")
 
-    if not args.skip_sb3:
+
+
+# --------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--seconds", type=float, default=1.0, help="length of one timed run")
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs per row (median)")
+    ap.add_argument("--sb3-envs", type=int, default=16, help="envs of both SB3 vec envs")
+    ap.add_argument("--sb3-steps", type=int, default=16384, help="timed learn() steps")
+    ap.add_argument(
+        "--torch-threads", type=int, default=1,
+        help="torch intra-op threads for both trainings (1: a 64x64 MLP only pays for more)",
+    )  # fmt: skip
+    ap.add_argument("--skip-sb3", action="store_true", help="leave out the training part")
+    ap.add_argument(
+        "--games", default="memtab,pelmanism",
+        help="comma-separated tables to run: memtab (with the peers and the training part), "
+        "pelmanism",
+    )  # fmt: skip
+    args = ap.parse_args(argv)
+    s, r = args.seconds, args.repeats
+    games = {g.strip() for g in args.games.split(",") if g.strip()}
+    unknown = sorted(games - {"memtab", "pelmanism"})
+    if unknown or not games:
+        ap.error(f"--games: unknown table(s) {unknown}; allowed: memtab, pelmanism")
+
+    from memtab_env.vector.engine import available_cores
+
+    print(
+        f"cores: {available_cores()}; load average now: {os.getloadavg()[0]:.2f} "
+        "(figures are only meaningful on a quiet machine)"
+    )
+    if "memtab" in games:
+        memtab_table(s, r)
+    if "pelmanism" in games:
+        pelmanism_table(s, r)
+    if "memtab" in games and not args.skip_sb3:
         import torch
 
         torch.set_num_threads(args.torch_threads)

@@ -80,6 +80,7 @@ GAMES: dict[str, GameSpec] = {
         aec_module="memtab_env.pelmanism_v0",
         # learner flips; uniformly random solo play on a 52-card pairs deck averages 1350
         max_episode_steps=3000,
+        vector_entry_point="memtab_env.vector.pelmanism_gym:PelmanismVectorEnv",
     ),
 }
 

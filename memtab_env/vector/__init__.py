@@ -1,4 +1,4 @@
-"""The batched MemTab engine and its vector envs (GitHub issue 7).
+"""The batched MemTab and Pelmanism engines and their vector envs (GitHub issue 7).
 
 - :class:`~memtab_env.vector.engine.BatchedMemTab`: B games stepped at once by numba
   kernels, one flip per game per step, with the scalar engine's transition kernel, per-game
@@ -8,6 +8,11 @@
   batched, with ``random`` / ``greedy`` opponents stepped inside the batch.
 - :class:`~memtab_env.vector.sb3.MemTabSB3VecEnv` (needs stable-baselines3): an SB3
   ``VecEnv`` with ``action_masks()`` for sb3-contrib's ``MaskablePPO``.
+- :class:`~memtab_env.vector.pelmanism.BatchedPelmanism`,
+  :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv` and
+  :class:`~memtab_env.vector.sb3.PelmanismSB3VecEnv`: the same for Pelmanism (every deck,
+  1-6 players, the ``max_turns`` house rule), with the same API; its kernels restate the
+  scalar rules, kept equal to them by ``tests/test_vector_pelmanism.py``.
 """
 
 from __future__ import annotations
@@ -16,16 +21,28 @@ from typing import Any
 
 from memtab_env.vector.engine import BatchedMemTab
 from memtab_env.vector.gym_vector import MemTabVectorEnv
+from memtab_env.vector.pelmanism import BatchedPelmanism
+from memtab_env.vector.pelmanism_gym import PelmanismVectorEnv
 
-__all__ = ["BatchedMemTab", "MemTabSB3VecEnv", "MemTabVectorEnv"]
+__all__ = [
+    "BatchedMemTab",
+    "BatchedPelmanism",
+    "MemTabSB3VecEnv",
+    "MemTabVectorEnv",
+    "PelmanismSB3VecEnv",
+    "PelmanismVectorEnv",
+]
 
 #: the ``vector_entry_point`` of ``MemTab-v0`` (``gymnasium.make_vec``)
 VECTOR_ENTRY_POINT = "memtab_env.vector.gym_vector:MemTabVectorEnv"
+#: the ``vector_entry_point`` of ``Pelmanism-v0``
+PELMANISM_VECTOR_ENTRY_POINT = "memtab_env.vector.pelmanism_gym:PelmanismVectorEnv"
+_SB3_ADAPTERS = ("MemTabSB3VecEnv", "PelmanismSB3VecEnv")
 
 
 def __getattr__(name: str) -> Any:
-    if name == "MemTabSB3VecEnv":  # imported lazily: stable-baselines3 is optional
-        from memtab_env.vector.sb3 import MemTabSB3VecEnv
+    if name in _SB3_ADAPTERS:  # imported lazily: stable-baselines3 is optional
+        from memtab_env.vector import sb3
 
-        return MemTabSB3VecEnv
+        return getattr(sb3, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

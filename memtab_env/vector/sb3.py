@@ -1,8 +1,19 @@
-"""``MemTabSB3VecEnv``: the batched single-agent view as a Stable-Baselines3 ``VecEnv``.
+"""The batched single-agent views as Stable-Baselines3 ``VecEnv`` s.
 
 ``MaskablePPO("MlpPolicy", MemTabSB3VecEnv(num_envs=64, opponents="greedy"))`` trains on
-it directly: :meth:`MemTabSB3VecEnv.action_masks` returns the (B, 28) bool masks that
+it directly: :meth:`BatchedSB3VecEnv.action_masks` returns the (B, A) bool masks that
 sb3-contrib asks for (through ``env_method("action_masks")``).
+
+- :class:`MemTabSB3VecEnv` over :class:`~memtab_env.vector.gym_vector.MemTabVectorEnv`
+  (A = 28);
+- :class:`PelmanismSB3VecEnv` over
+  :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv` (A = P, the deck's
+  positions).
+
+Both are :class:`BatchedSB3VecEnv` with its ``vector_env_class`` set: one adapter for any
+batched view with the vector envs' API (``reset``/``step``, ``_masks``, ``info`` with
+``illegal_action``, ``final_obs`` and ``final_info`` holding ``scores`` and
+``learner_seat``).
 
 SB3 conventions: ``reset()`` returns the observations only (seeds from :meth:`seed`, reset
 infos in ``reset_infos``); ``step_wait()`` returns ``(obs, rewards, dones, infos)`` with
@@ -15,7 +26,7 @@ Wrap it in ``VecMonitor`` for episode statistics.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -27,22 +38,26 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from memtab_env.vector.gym_vector import MemTabVectorEnv
+from memtab_env.vector.pelmanism_gym import PelmanismVectorEnv
 
 
-class MemTabSB3VecEnv(VecEnv):
-    """SB3 ``VecEnv`` over :class:`~memtab_env.vector.gym_vector.MemTabVectorEnv`.
+class BatchedSB3VecEnv(VecEnv):
+    """SB3 ``VecEnv`` over the batched vector env ``vector_env_class``.
 
     Args:
         num_envs: B.
         seed: seeds of the first ``reset()`` (game ``i`` gets ``seed + i``); ``None`` draws
             fresh entropy. :meth:`seed` sets the seeds of the next reset.
-        **kwargs: the options of :class:`MemTabVectorEnv` (``opponents``, ``learner_seat``,
+        **kwargs: the options of ``vector_env_class`` (``opponents``, ``learner_seat``,
             ``memory``, ``reward``, ``num_players``, ``max_episode_steps``, ...).
     """
 
+    #: the batched Gymnasium vector env this adapter wraps (set by subclasses)
+    vector_env_class: ClassVar[type[Any]]
+
     def __init__(self, num_envs: int = 1, seed: int | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("copy", True)
-        self.venv = MemTabVectorEnv(num_envs=num_envs, **kwargs)
+        self.venv = self.vector_env_class(num_envs=num_envs, **kwargs)
         self.render_mode = None
         super().__init__(
             self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space
@@ -93,7 +108,7 @@ class MemTabSB3VecEnv(VecEnv):
         self.venv.close()
 
     def action_masks(self) -> np.ndarray:
-        """(B, 28) bool: the learner's legal flips in every game (sb3-contrib)."""
+        """(B, A) bool: the learner's legal actions in every game (sb3-contrib)."""
         return self.venv._masks.astype(bool)
 
     def _indices(self, indices: VecEnvIndices) -> list[int]:
@@ -118,7 +133,7 @@ class MemTabSB3VecEnv(VecEnv):
     def env_method(
         self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
     ) -> list[Any]:
-        """``action_masks`` gives one (28,) bool row per env (what sb3-contrib stacks);
+        """``action_masks`` gives one (A,) bool row per env (what sb3-contrib stacks);
         other methods are called once on the shared vector env, the result repeated."""
         idx = self._indices(indices)
         if method_name == "action_masks":
@@ -143,3 +158,33 @@ class MemTabSB3VecEnv(VecEnv):
             self._seeds = [int(seed) + i for i in range(self.num_envs)]
         return self._seeds
 
+
+class MemTabSB3VecEnv(BatchedSB3VecEnv):
+    """SB3 ``VecEnv`` over :class:`~memtab_env.vector.gym_vector.MemTabVectorEnv`
+    (``action_masks()``: (B, 28) bool).
+
+    Args:
+        num_envs: B.
+        seed: seeds of the first ``reset()`` (game ``i`` gets ``seed + i``); ``None`` draws
+            fresh entropy. :meth:`seed` sets the seeds of the next reset.
+        **kwargs: the options of :class:`MemTabVectorEnv` (``opponents``, ``learner_seat``,
+            ``memory``, ``reward``, ``num_players``, ``max_episode_steps``, ...).
+    """
+
+    vector_env_class = MemTabVectorEnv
+
+
+class PelmanismSB3VecEnv(BatchedSB3VecEnv):
+    """SB3 ``VecEnv`` over :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv`
+    (``action_masks()``: (B, P) bool, P the deck's positions).
+
+    Args:
+        num_envs: B.
+        seed: seeds of the first ``reset()`` (game ``i`` gets ``seed + i``); ``None`` draws
+            fresh entropy. :meth:`seed` sets the seeds of the next reset.
+        **kwargs: the options of :class:`PelmanismVectorEnv` (``deck``, ``opponents``,
+            ``learner_seat``, ``memory``, ``reward``, ``num_players``, ``max_turns``,
+            ``max_episode_steps``, ...).
+    """
+
+    vector_env_class = PelmanismVectorEnv

@@ -1,0 +1,477 @@
+"""``BatchedPelmanism``: B Pelmanism games stepped at once by compiled kernels.
+
+The API is :class:`~memtab_env.vector.engine.BatchedMemTab`'s, with what the game changes:
+
+- decks (``deck``: ``standard``, ``colour``, ``pairs:N``, ``quartets:N``), so ``P``
+  positions and ``K`` kinds vary; masks are (B, P), observations (B, ``P (3 + K) + 2 n
+  + 2``) in exactly the layout of
+  :class:`~memtab_env.observations.pelmanism.PelmanismEncoder`;
+- the ``max_turns`` house rule;
+- no rule bounds a Pelmanism game, so a game can also be *truncated*: when its flips
+  reach ``game.info.max_game_length`` (the practical cap at which the AEC env truncates:
+  100 turns per card, 10400 flips for 52 cards, unless ``max_turns`` bounds the game).
+  :meth:`BatchedPelmanism.step` therefore returns ``(rewards, terminated, truncated)``
+  where ``BatchedMemTab.step`` returns ``(rewards, terminated)``.
+
+Each call to :meth:`BatchedPelmanism.step` makes one flip in every game (the action of
+the seat on turn in that game). State lives in preallocated matrices (an int8 state
+matrix, an int32 time matrix and a uint64 generator matrix, one row per game; the column
+layout is in :mod:`memtab_env.vector.pelmanism_kernels`); masks, observations and step
+results are written into preallocated buffers that the next call overwrites (copy what
+you keep).
+
+Rules: duplicated, kept equal by a differential test
+----------------------------------------------------
+The scalar engine's transition (``Pelmanism.apply_inplace``) is Python over a state
+object, so it cannot run inside compiled loops; the kernels restate it (and the memory
+models, the encoder and the greedy rule) over the matrices.
+``tests/test_vector_pelmanism.py`` is what keeps the two equal: it plays many hundreds of
+games of every deck kind, 1-6 players and every memory model through this engine and the
+scalar engine side by side, auto-reset games included, and compares the whole state,
+masks, observations, remembered masks, rewards and ends after every flip.
+
+Seeds: same games as the scalar env, game for game
+--------------------------------------------------
+Exactly the scheme of :mod:`memtab_env.vector.engine`. A *slot* is one of the B places of
+the batch. ``reset(seed=...)`` gives every slot a seed ``s`` (``seed + i`` for an int, or
+one seed per slot); the slot then plays exactly the games of the PettingZoo env
+``pelmanism_v0.raw_env`` after ``reset(seed=s)`` followed by plain ``reset()`` calls:
+
+- the first game has the *game seed* ``s``; each later game (auto-reset, after
+  termination or truncation) has the game seed ``np.random.default_rng(s).integers(2**63)``,
+  drawn in turn;
+- a game with game seed ``g`` is dealt ``Pelmanism.new_game(np.random.default_rng(g))``,
+  i.e. ``default_rng(g).permutation(deck.cards)``;
+- under ``decay:p`` its forgetting streams are those of
+  ``Memory.reset(np.random.SeedSequence(g).spawn(2)[1])``, so forgetting is identical too;
+- the random choices that are not the scalar env's (the ``random`` policy of
+  :meth:`BatchedPelmanism.random_actions`, the opponents and random learner seats of the
+  vector env) come from ``np.random.default_rng(np.random.SeedSequence(g).spawn(2)[0])``.
+
+NumPy's ``SeedSequence`` and ``PCG64`` are re-expressed bit for bit inside the kernels
+(:mod:`memtab_env.vector.rng`), and any game of the batch is replayed by the scalar env
+from its game seed (:attr:`BatchedPelmanism.game_seed`).
+
+Illegal actions are never remapped: :meth:`BatchedPelmanism.step` checks every action
+first and raises :class:`~memtab_env.errors.IllegalActionError` naming the game and its
+legal flips, leaving every game unchanged (as ``BatchedMemTab``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
+from memtab_env.games.pelmanism import Pelmanism, PelmanismState
+from memtab_env.memory import parse_memory
+from memtab_env.observations.pelmanism import PelmanismEncoder
+from memtab_env.rewards import check_reward_scheme
+from memtab_env.vector import kernels as kn
+from memtab_env.vector import pelmanism_kernels as pk
+from memtab_env.vector.engine import KernelRunner, resolve_threads, seed_array
+
+
+class BatchedPelmanism:
+    """B Pelmanism games in lockstep: one flip per game per :meth:`step`, with auto-reset.
+
+    Args:
+        num_envs: B, the number of games.
+        deck: ``"standard"`` (default), ``"colour"``, ``"pairs:N"`` or ``"quartets:N"``
+            (as :class:`~memtab_env.games.pelmanism.Pelmanism`).
+        num_players: 1 to 6.
+        first_player: seat that starts every game.
+        max_turns: ``None`` (the rules as written) or the house-rule turn limit.
+        memory: memory model of :meth:`observations`, :meth:`remembered` and the greedy
+            policy: ``"perfect"``, ``"none"``, ``"decay:p"`` or ``"window:k"``.
+        reward: ``"win"`` (terminal +1/-1 shared), ``"score"`` (+1 to the seat that takes
+            a pair) or ``"turns"`` (-1 to the seat whose turn ends), as
+            :mod:`memtab_env.rewards`.
+        autoreset: start a slot's next game in the step that ends one (default). Without
+            it an ended game stays as it is and :meth:`step` ignores its action until
+            :meth:`reset` restarts it.
+        parallel: threads that run the kernels: ``None`` (every core from
+            ``PARALLEL_THRESHOLD`` games on, else one), ``True``, ``False`` or a number.
+
+    Attributes (arrays have one row per game; views into the state matrices):
+        layout, kinds, status, owner, pairs, first, last, current, flip, turns, over: the
+        fields of :class:`~memtab_env.games.pelmanism.PelmanismState`. truncated_games:
+        games ended at the flip cap (without auto-reset). flips: flips of each game so
+        far. scores: (B, n) pairs taken. game_seed: (B,) the game seed of each game.
+        final_scores, final_winners, final_game_seed, final_turns, final_flips: results
+        of the games that ended in the last :meth:`step` (rows where ``terminated`` or
+        ``truncated``; winners only where ``terminated``).
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        deck: str = "standard",
+        num_players: int = 2,
+        first_player: int = 0,
+        max_turns: int | None = None,
+        memory: str = "perfect",
+        reward: str = "win",
+        autoreset: bool = True,
+        parallel: bool | int | None = None,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.num_envs = int(num_envs)
+        self.game = Pelmanism(
+            deck=deck, num_players=num_players, first_player=first_player, max_turns=max_turns
+        )
+        self.encoder = PelmanismEncoder(self.game)
+        self.memory_spec = parse_memory(memory)
+        self.reward_scheme = check_reward_scheme(reward)
+        self.autoreset = bool(autoreset)
+        n = self.num_players = self.game.num_players
+        p = self.num_positions = self.game.num_positions
+        self.num_kinds = self.game.num_kinds
+        self.first_player = self.game.first_player
+        self.max_turns = self.game.max_turns
+        self._max_turns = 0 if self.max_turns is None else int(self.max_turns)
+        #: flips at which a game is truncated (the AEC env's ``max_game_length``)
+        self.max_flips = int(self.game.info.max_game_length)
+        self._cards = np.ascontiguousarray(self.game.deck.cards, dtype=np.int8)
+        self._card_kind = np.ascontiguousarray(self.game.deck.card_kind, dtype=np.int8)
+        self._mem = kn.MEMORY_CODES[self.memory_spec.kind]
+        self._decay = self._mem == kn.MEM_DECAY
+        # the decay probability, or None: kernels compile the other models without decay
+        self._p_forget: float | None = float(self.memory_spec.param) if self._decay else None
+        self._window = int(self.memory_spec.param) if self._mem == kn.MEM_WINDOW else 0
+        self._scheme = kn.REWARD_CODES[self.reward_scheme]
+        self.threads = resolve_threads(parallel, self.num_envs)
+        self.run = KernelRunner(self.threads)
+
+        b = self.num_envs
+        self.state = np.zeros((b, pk.state_width(p, n, self._decay)), dtype=np.int8)
+        self.times = np.zeros((b, pk.time_width(p)), dtype=np.int32)
+        self.rng = np.zeros((b, kn.rng_width(n, self._decay)), dtype=np.uint64)
+        self.obs_size = self.encoder.size
+        # preallocated outputs
+        self._rewards = np.zeros((b, n), dtype=np.float32)
+        self._terminated = np.zeros(b, dtype=bool)
+        self._truncated = np.zeros(b, dtype=bool)
+        self.final_scores = np.zeros((b, n), dtype=np.int8)
+        self._final_bits = np.zeros(b, dtype=np.int64)
+        self.final_game_seed = np.zeros(b, dtype=np.uint64)
+        self.final_turns = np.zeros(b, dtype=np.int64)
+        self.final_flips = np.zeros(b, dtype=np.int64)
+        self._masks = np.zeros((b, p), dtype=np.int8)
+        self._obs: np.ndarray | None = None  # int8 observations, allocated on first use
+        self._remembered = np.zeros((b, p), dtype=bool)
+        self._actions = np.zeros(b, dtype=np.int64)
+        self._observers = np.full(b, -1, dtype=np.int64)
+        self._all = np.arange(b, dtype=np.int64)
+        self._has_reset = False
+        self._masks_fresh = False
+
+    # -- views of the state matrices ----------------------------------------------------
+    def _block(self, col: int) -> np.ndarray:
+        return self.state[:, col : col + self.num_positions]
+
+    @property
+    def layout(self) -> np.ndarray:
+        """(B, P) card id dealt at each position."""
+        return self._block(pk.HEAD)
+
+    @property
+    def kinds(self) -> np.ndarray:
+        """(B, P) kind of the card at each position."""
+        return self._block(pk.kinds_col(self.num_positions))
+
+    @property
+    def status(self) -> np.ndarray:
+        """(B, P) 0 DOWN, 1 UP, 2 GONE."""
+        return self._block(pk.status_col(self.num_positions))
+
+    @property
+    def owner(self) -> np.ndarray:
+        """(B, P) -1, or the seat that took the card."""
+        return self._block(pk.owner_col(self.num_positions))
+
+    @property
+    def current(self) -> np.ndarray:
+        return self.state[:, pk.CURRENT]
+
+    @property
+    def flip(self) -> np.ndarray:
+        return self.state[:, pk.FLIP]
+
+    @property
+    def first(self) -> np.ndarray:
+        return self.state[:, pk.FIRST]
+
+    @property
+    def last(self) -> np.ndarray:
+        return self.state[:, pk.LAST : pk.LAST + 2]
+
+    @property
+    def over(self) -> np.ndarray:
+        """(B,) bool: over by the rules (``PelmanismState.over``)."""
+        return self.state[:, pk.OVER] == pk.OVER_RULES
+
+    @property
+    def truncated_games(self) -> np.ndarray:
+        """(B,) bool: ended at the flip cap, not by the rules (only without auto-reset)."""
+        return self.state[:, pk.OVER] == pk.OVER_TRUNCATED
+
+    @property
+    def ended(self) -> np.ndarray:
+        """(B,) bool: over or truncated (no flip is legal)."""
+        return self.state[:, pk.OVER] != 0
+
+    @property
+    def pairs(self) -> np.ndarray:
+        """(B, n) pairs taken by each seat."""
+        return self.state[:, pk.PAIRS : pk.PAIRS + self.num_players]
+
+    scores = pairs
+
+    @property
+    def turns(self) -> np.ndarray:
+        """(B,) turns completed, extra turns included (the solo measure)."""
+        return self.times[:, pk.TURNS]
+
+    @property
+    def flips(self) -> np.ndarray:
+        """(B,) flips made in each game so far."""
+        return self.times[:, pk.CLOCK]
+
+    @property
+    def game_seed(self) -> np.ndarray:
+        """(B,) uint64: the game seed of the game in each slot (replays it in the AEC env)."""
+        return self.rng[:, kn.R_GAME_SEED]
+
+    @property
+    def games_started(self) -> np.ndarray:
+        """(B,) games started in each slot since its last explicit reset (1 = the first)."""
+        return self.rng[:, kn.R_GAMES]
+
+    @property
+    def final_winners(self) -> np.ndarray:
+        """(B, n) bool: the winners of the games that ended by the rules in the last step."""
+        bits = self._final_bits[:, None] >> (1 + np.arange(self.num_players))
+        return (bits & 1).astype(bool)
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def reset(
+        self,
+        seed: int | Sequence[int] | np.ndarray | None = None,
+        indices: Sequence[int] | np.ndarray | None = None,
+        layouts: Sequence[Any] | np.ndarray | None = None,
+    ) -> None:
+        """Start new games (explicit reset: the slots' seed streams restart).
+
+        Args:
+            seed: ``None`` (fresh entropy), an int (slot ``j`` of the reset gets
+                ``seed + j``) or one seed per reset slot, each in ``[0, 2**64)``.
+            indices: the slots to reset (default: all). The first call resets all.
+            layouts: optional deals, one per reset slot (card codes or card ids, checked
+                as in ``Pelmanism.from_layout``), replacing the seeded deal; the game seed
+                still seeds memory and auxiliary streams (as the AEC env's ``layout``).
+        """
+        if indices is None:
+            idx = self._all
+        else:
+            if not self._has_reset:
+                raise MemTabError("the first reset() resets every game: call it without indices")
+            idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+            if idx.size and (idx.min() < 0 or idx.max() >= self.num_envs):
+                raise InvalidOptionError(f"indices must be in [0, {self.num_envs - 1}]")
+        seeds = seed_array(seed, idx.size)
+        parsed = None
+        if layouts is not None:
+            rows = list(layouts)
+            if len(rows) != idx.size:
+                raise InvalidOptionError(f"expected {idx.size} layouts (one per reset game)")
+            parsed = np.stack([self.game.parse_layout(row) for row in rows]) if rows else None
+        self.run(
+            pk.reset_range, idx.size, self.state, self.times, self.rng, idx, seeds, self._cards,
+            self._card_kind, self.num_players, self.first_player, self._p_forget,
+        )  # fmt: skip
+        if parsed is not None:
+            pk.set_layouts(self.state, idx, parsed, self._card_kind)
+        self._has_reset = True
+        self._masks_fresh = False
+
+    def _check_reset(self) -> None:
+        if not self._has_reset:
+            raise MemTabError("call reset() before using the batched engine")
+
+    def step(self, actions: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Flip ``actions[i]`` in game ``i`` for the seat on turn there.
+
+        Every action is checked first; an illegal one raises
+        :class:`~memtab_env.errors.IllegalActionError` naming the game and its legal
+        flips, and no game changes (without auto-reset the actions of ended games are
+        ignored). Returns ``(rewards, terminated, truncated)``: ``rewards`` (B, n) float32
+        per seat, ``terminated`` (B,) bool (over by the rules), ``truncated`` (B,) bool
+        (the flips reached :attr:`max_flips`). With auto-reset the games that ended are
+        already replaced by their slot's next game; their results are in
+        :attr:`final_scores`, :attr:`final_winners`, :attr:`final_game_seed`,
+        :attr:`final_turns` and :attr:`final_flips`. The arrays are overwritten by the
+        next step.
+        """
+        self._check_reset()
+        acts = self._actions
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"actions must be an integer array of shape ({self.num_envs},), "
+                f"got {a.dtype} {a.shape}"
+            )
+        acts[:] = a
+        p = self.num_positions
+        check = pk.first_illegal if self.autoreset else pk.first_illegal_live
+        bad = check(self.state, acts, p)
+        if bad >= 0:
+            legal = np.flatnonzero(self._legal_row(bad)).tolist()
+            raise IllegalActionError(
+                f"game {bad}: cannot flip position {int(a[bad])} (positions are 0..{p - 1}); "
+                f"face-down positions that may be flipped: {legal}. No game was changed."
+            )
+        args = (
+            self.state, self.times, self.rng, acts, self._rewards, self._terminated,
+            self._truncated, self.final_scores, self._final_bits, self.final_game_seed,
+            self.final_turns, self.final_flips, self._masks, self._cards, self._card_kind,
+            self.num_players, self.first_player, self._p_forget, self._max_turns,
+            self.max_flips, self._scheme, self.autoreset,
+        )  # fmt: skip
+        self.run(pk.step_range, self.num_envs, *args)
+        self._masks_fresh = True  # step wrote the masks of the games it left
+        return self._rewards, self._terminated, self._truncated
+
+    def _legal_row(self, i: int) -> np.ndarray:
+        if self.state[i, pk.OVER] != 0:
+            return np.zeros(self.num_positions, dtype=bool)
+        return self.status[i] == 0
+
+    # -- queries ------------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """(B, P) int8: the legal flips of the seat on turn (all zeros once ended).
+        A preallocated buffer, overwritten by the next step (which computes it)."""
+        self._check_reset()
+        if self._masks_fresh:
+            return self._masks
+        self._masks_fresh = True
+        self.run(pk.masks_range, self.num_envs, self.state, self._masks, self.num_positions)
+        return self._masks
+
+    def _observer_array(self, observer: int | Sequence[int] | np.ndarray | None) -> np.ndarray:
+        if observer is None:
+            return self._observers  # all -1: the seat on turn
+        obs = np.broadcast_to(np.asarray(observer, dtype=np.int64), (self.num_envs,))
+        if obs.min() < 0 or obs.max() >= self.num_players:
+            raise InvalidOptionError(f"observer seats must be in [0, {self.num_players - 1}]")
+        return np.ascontiguousarray(obs)
+
+    def observations(
+        self,
+        observer: int | Sequence[int] | np.ndarray | None = None,
+        out: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """(B, D) flat observations, byte for byte ``PelmanismEncoder.encode(state,
+        observer, memory.remembered(observer, face_down))``.
+
+        Args:
+            observer: ``None`` (the seat on turn in each game), a seat, or one per game.
+            out: optional (B, D) int8 or float32 C-contiguous array to write into; by
+                default a preallocated int8 buffer, overwritten by the next call.
+        """
+        self._check_reset()
+        observers = self._observer_array(observer)
+        if out is None:
+            if self._obs is None:
+                self._obs = np.zeros((self.num_envs, self.obs_size), dtype=np.int8)
+            out = self._obs
+        elif (
+            out.shape != (self.num_envs, self.obs_size)
+            or not out.flags.c_contiguous
+            or out.dtype not in (np.int8, np.float32)
+        ):
+            raise InvalidOptionError(
+                f"out must be a C-contiguous int8 or float32 array of shape "
+                f"({self.num_envs}, {self.obs_size}), got {out.dtype} {out.shape}"
+            )
+        self.run(
+            pk.encode_range, self.num_envs, self.state, self.times, observers, out,
+            self.num_positions, self.num_kinds, self.num_players, self._mem, self._window,
+        )  # fmt: skip
+        return out
+
+    def remembered(self, observer: int | Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """(B, P) bool: ``Memory.remembered(observer, face_down)`` of each game
+        (observer ``None`` = the seat on turn). A preallocated buffer."""
+        self._check_reset()
+        observers = self._observer_array(observer)
+        pk.remembered_range(
+            self.state, self.times, observers, self._remembered, self.num_positions,
+            self.num_players, self._mem, self._window, 0, self.num_envs,
+        )  # fmt: skip
+        return self._remembered
+
+    def random_actions(self, out: np.ndarray | None = None) -> np.ndarray:
+        """(B,) int64: a uniform legal flip per game from its auxiliary stream
+        (``legal[rng.integers(len(legal))]``; -1 for an ended game)."""
+        self._check_reset()
+        if out is None:
+            out = np.empty(self.num_envs, dtype=np.int64)
+        self.run(pk.random_range, self.num_envs, self.state, self.rng, out, self.num_positions)
+        return out
+
+    def greedy_actions(self, out: np.ndarray | None = None) -> np.ndarray:
+        """(B,) int64: ``agents.pelmanism_agents.PelmanismGreedyAgent`` (``own_memory=True``)
+        of the seat on turn in each game, acting on its observation under the engine's
+        memory model (-1 for an ended game).
+
+        Like the agent's ``act``, a call is an observation of that seat: it records the
+        kinds the observation shows in the seat's greedy memory (kept per game and seat,
+        cleared when a game starts), so a seat played by this policy must call it at each
+        of its flips. Under ``perfect`` and ``none`` memory that makes it the
+        perfect-memory greedy player."""
+        self._check_reset()
+        if out is None:
+            out = np.empty(self.num_envs, dtype=np.int64)
+        self.run(
+            pk.greedy_range, self.num_envs, self.state, self.times, out, self.num_positions,
+            self.num_players, self._mem, self._window,
+        )  # fmt: skip
+        return out
+
+    def get_state(self, i: int) -> PelmanismState:
+        """Game ``i`` as a :class:`~memtab_env.games.pelmanism.PelmanismState` (a copy),
+        for the scalar engine, renderers and records."""
+        self._check_reset()
+        row = self.state[i]
+        st = PelmanismState(
+            self.layout[i].copy(), self.kinds[i].copy(), self.num_players, self.first_player
+        )
+        st.status[:] = self.status[i]
+        st.owner[:] = self.owner[i]
+        st.pairs[:] = self.pairs[i]
+        st.first = int(row[pk.FIRST])
+        st.last[:] = row[pk.LAST : pk.LAST + 2]
+        st.current = int(row[pk.CURRENT])
+        st.flip = int(row[pk.FLIP])
+        st.turns = int(self.times[i, pk.TURNS])
+        st.over = bool(row[pk.OVER] == pk.OVER_RULES)
+        return st
+
+    def close(self) -> None:
+        """Stop the worker threads (the engine stays usable; they restart on demand)."""
+        self.run.close()
+
+    def memory_bytes_per_game(self) -> int:
+        """Bytes of state, generators and preallocated buffers per game."""
+        arrays = (
+            self.state, self.times, self.rng, self._rewards, self._terminated, self._truncated,
+            self.final_scores, self._final_bits, self.final_game_seed, self.final_turns,
+            self.final_flips, self._masks, self._remembered, self._actions, self._observers,
+            self._all,
+        )  # fmt: skip
+        total = sum(a.nbytes for a in arrays) + (self._obs.nbytes if self._obs is not None else 0)
+        return total // self.num_envs

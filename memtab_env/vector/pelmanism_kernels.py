@@ -1,0 +1,1043 @@
+"""Numba kernels of the batched Pelmanism engine: B games as rows of preallocated matrices.
+
+The rules are restated here. The scalar engine's transition
+(:meth:`memtab_env.games.pelmanism.Pelmanism.apply_inplace`) is plain Python over a
+:class:`~memtab_env.games.pelmanism.PelmanismState` object, which compiled loops cannot
+call, so :func:`apply_flip` re-expresses it, line for line, over one row of the matrices
+(as do :func:`encode_row` for ``PelmanismEncoder.encode``, :func:`memory_threshold` for
+:class:`memtab_env.memory.Memory` and :func:`greedy_action` for
+``agents.pelmanism_agents.PelmanismGreedyAgent``). What keeps the two equal is
+``tests/test_vector_pelmanism.py``: it plays many hundreds of games of every deck kind,
+player count and memory model through the batch and through the scalar engine (and the
+AEC env) side by side and compares the whole state, masks, observations, remembered
+masks, rewards and ends after every flip. The deal, the generator streams and the memory
+streams are NumPy's generator itself, bit for bit (:mod:`memtab_env.vector.rng`), and the
+reward shares, generator columns and codes are those of :mod:`memtab_env.vector.kernels`.
+
+``P`` positions, ``K`` kinds, ``n`` players (the configuration is passed to every kernel).
+
+State matrix ``st`` (int8, one row per game)::
+
+    CURRENT            seat on turn
+    FLIP               0 or 1: the next flip within the turn
+    FIRST              position flipped first this turn, -1 before it
+    LAST, LAST + 1     the two positions flipped in the previous turn (-1 before any)
+    OVER               0 live, 1 over by the rules (every card taken, or the
+                       ``max_turns`` house rule), 2 truncated at the flip cap (the AEC
+                       env's ``max_game_length``; the rules do not end such a game)
+    LEFT               cards on the table (not taken)
+    SEAT               the learner's seat (single-agent view; 0 otherwise)
+    [PAIRS, +n)        pairs taken by each seat (= score); 6 columns are reserved
+    [HEAD, +P)         layout: card id at each position (the deal)
+    [HEAD + P, +P)     kind of the card at each position
+    [HEAD + 2P, +P)    status: 0 DOWN, 1 UP, 2 GONE (as the scalar engine)
+    [HEAD + 3P, +P)    owner: -1, or the seat that took the card
+    [HEAD + 4P, +nP)   greedy memory: seat s's row holds the kind each position showed in
+                       one of s's greedy observations (``PelmanismGreedyAgent._seen``),
+                       -1 unknown; cleared when a game starts (unused under ``perfect``
+                       memory, where it would equal "ever revealed": see
+                       :func:`greedy_action`)
+    [HEAD + (4+n)P, +nP)  decay memory only: remembered bit of each (observer, position)
+
+Time matrix ``tm`` (int32, one row per game)::
+
+    CLOCK              flips (= reveals) so far in this game (``Memory.time``)
+    TURNS              turns completed, extra turns included (``PelmanismState.turns``)
+    [LASTACT, +n)      CLOCK after each seat's latest flip (``Memory.last_action``);
+                       6 columns are reserved
+    [RTIME, +P)        CLOCK of each position's latest reveal (1-based), 0 never
+
+Generator matrix ``rg`` (uint64): exactly the layout of :mod:`memtab_env.vector.kernels`
+(``R_AUX`` auxiliary stream, ``R_SEEDS`` the slot's seed stream, ``R_GAME_SEED``,
+``R_GAMES``, ``R_MEM`` the per-observer forgetting streams under ``decay:p``).
+
+Conventions (those of :mod:`memtab_env.vector.kernels`): per-game functions index
+``st[i, col]`` rather than take row views; ``p_forget`` is the decay probability or
+``None`` (numba compiles the other memory models without the decay code); every kernel
+that loops over games is ``*_range(..., lo, hi)`` and releases the GIL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+
+import numpy as np
+from numba import njit
+from numba.core.dispatcher import Dispatcher
+
+from memtab_env.games.pelmanism import DOWN, FLIPS_PER_TURN, GONE, UP
+from memtab_env.vector import kernels as _kernels_module
+from memtab_env.vector import rng as _rng_module
+from memtab_env.vector.kernels import (
+    AUX_KEY,
+    MEM_DECAY,
+    MEM_NONE,
+    MEM_PERFECT,
+    MEM_WINDOW,
+    MEMORY_KEY,
+    OPP_GREEDY,
+    R_AUX,
+    R_GAME_SEED,
+    R_GAMES,
+    R_MEM,
+    R_SEEDS,
+    REWARD_SCORE,
+    REWARD_TURNS,
+    REWARD_WIN,
+    win_reward,
+)
+from memtab_env.vector.rng import (
+    PCG_WORDS_64,
+    integers_small,
+    next_double,
+    next_seed,
+    seed_pcg64,
+    seed_pcg64_buffered,
+    shuffle_row,
+)
+
+MAX_PLAYERS = 6
+# -- state matrix (int8) columns -------------------------------------------------------
+CURRENT = 0
+FLIP = 1
+FIRST = 2
+LAST = 3  # and LAST + 1
+OVER = 5
+LEFT = 6
+SEAT = 7
+PAIRS = 8
+HEAD = PAIRS + MAX_PLAYERS  # per-position blocks start here
+OVER_RULES = 1
+OVER_TRUNCATED = 2
+# -- time matrix (int32) columns -------------------------------------------------------
+CLOCK = 0
+TURNS = 1
+LASTACT = 2
+RTIME = LASTACT + MAX_PLAYERS
+
+# -- apply_flip result bits ------------------------------------------------------------
+MATCH = 1
+TURN_OVER = 2
+GAME_OVER = 4
+
+
+def kinds_col(p: int) -> int:
+    return HEAD + p
+
+
+def status_col(p: int) -> int:
+    return HEAD + 2 * p
+
+
+def owner_col(p: int) -> int:
+    return HEAD + 3 * p
+
+
+def seen_col(p: int) -> int:
+    return HEAD + 4 * p
+
+
+def known_col(p: int, n: int) -> int:
+    return HEAD + (4 + n) * p
+
+
+def state_width(num_positions: int, num_players: int, decay: bool) -> int:
+    """Columns of the int8 state matrix."""
+    p, n = num_positions, num_players
+    return HEAD + (4 + n) * p + (n * p if decay else 0)
+
+
+def time_width(num_positions: int) -> int:
+    """Columns of the int32 time matrix."""
+    return RTIME + num_positions
+
+
+def observation_size(num_positions: int, num_kinds: int, num_players: int) -> int:
+    """``PelmanismEncoder.size``: ``P (3 + K) + 2 n + 2``."""
+    return num_positions * (3 + num_kinds) + 2 * num_players + FLIPS_PER_TURN
+
+
+# =====================================================================================
+# one game: row i of the matrices
+# =====================================================================================
+@njit(cache=True)
+def clear_game(
+    st: np.ndarray, tm: np.ndarray, i: int, P: int, n: int, first: int, p_forget: float | None
+) -> None:
+    """Everything but the deal as a fresh ``PelmanismState``, fresh memories."""
+    s0 = HEAD + 2 * P
+    for p in range(P):
+        st[i, s0 + p] = DOWN
+        st[i, s0 + P + p] = -1
+        tm[i, RTIME + p] = 0
+    g0 = HEAD + 4 * P
+    for j in range(n * P):
+        st[i, g0 + j] = -1
+    if p_forget is not None:
+        k0 = HEAD + (4 + n) * P
+        for j in range(n * P):
+            st[i, k0 + j] = 0
+    st[i, CURRENT] = first
+    st[i, FLIP] = 0
+    st[i, FIRST] = -1
+    st[i, LAST] = -1
+    st[i, LAST + 1] = -1
+    st[i, OVER] = 0
+    st[i, LEFT] = P
+    for j in range(n):
+        st[i, PAIRS + j] = 0
+        tm[i, LASTACT + j] = 0
+    tm[i, CLOCK] = 0
+    tm[i, TURNS] = 0
+
+
+@njit(cache=True)
+def set_kinds(st: np.ndarray, i: int, card_kind: np.ndarray, P: int) -> None:
+    """kinds = ``deck.card_kind[layout]`` (``Pelmanism._state``)."""
+    for p in range(P):
+        st[i, HEAD + P + p] = card_kind[st[i, HEAD + p]]
+
+
+@njit(cache=True)
+def new_game(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    i: int,
+    game_seed: np.uint64,
+    cards: np.ndarray,
+    card_kind: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+) -> None:
+    """Start the game with seed ``game_seed`` in slot ``i``.
+
+    Deal = ``default_rng(game_seed).permutation(deck.cards)`` (``Pelmanism.new_game``):
+    the deck's cards in id order, shuffled by NumPy's Fisher-Yates; the deal borrows the
+    auxiliary slot, which is then seeded with its own child stream.
+    """
+    P = cards.shape[0]
+    rg[i, R_GAME_SEED] = game_seed
+    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 0, 0, 0)
+    for p in range(P):
+        st[i, HEAD + p] = cards[p]
+    shuffle_row(rg, i, R_AUX, st, i, HEAD, P)
+    set_kinds(st, i, card_kind, P)
+    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 1, AUX_KEY, 0)
+    clear_game(st, tm, i, P, n, first, p_forget)
+    if p_forget is not None:
+        for o in range(n):
+            seed_pcg64(rg, i, R_MEM + PCG_WORDS_64 * o, game_seed, 2, MEMORY_KEY, o)
+
+
+@njit(cache=True)
+def next_game(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    i: int,
+    cards: np.ndarray,
+    card_kind: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+) -> None:
+    """Start the slot's next game: its seed is the next draw of the seed stream."""
+    rg[i, R_GAMES] += np.uint64(1)
+    new_game(st, tm, rg, i, next_seed(rg, i, R_SEEDS), cards, card_kind, n, first, p_forget)
+
+
+@njit(cache=True)
+def reset_slot(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    i: int,
+    seed: np.uint64,
+    cards: np.ndarray,
+    card_kind: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+) -> None:
+    """Explicit reset with ``seed``: the first game's seed is ``seed`` itself."""
+    seed_pcg64(rg, i, R_SEEDS, seed, 0, 0, 0)
+    rg[i, R_GAMES] = np.uint64(1)
+    new_game(st, tm, rg, i, seed, cards, card_kind, n, first, p_forget)
+
+
+@njit(cache=True)
+def _forget(st: np.ndarray, rg: np.ndarray, i: int, P: int, n: int, p_forget: float) -> None:
+    """decay:p, before a reveal: each remembered bit of each observer (taken and face-up
+    cards included) is forgotten with probability p, one double per remembered position
+    in position order (``Memory.on_action``)."""
+    k0 = HEAD + (4 + n) * P
+    for o in range(n):
+        row = k0 + P * o
+        ro = R_MEM + PCG_WORDS_64 * o
+        for q in range(P):
+            if st[i, row + q] != 0:
+                if next_double(rg, i, ro) < p_forget:
+                    st[i, row + q] = 0
+
+
+@njit(inline="always", cache=True)
+def apply_flip(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    i: int,
+    pos: int,
+    P: int,
+    n: int,
+    p_forget: float | None,
+    max_turns: int,
+) -> int:
+    """Flip ``pos`` (legal: the caller checked) for the seat on turn in game ``i``:
+    ``Pelmanism.apply_inplace`` then ``Memory.on_action(player, [pos])``. Returns the
+    result bits ``MATCH``, ``TURN_OVER``, ``GAME_OVER``. ``max_turns`` 0 = no house rule."""
+    player = np.int64(st[i, CURRENT])
+    kcol = HEAD + P
+    scol = HEAD + 2 * P
+    code = 0
+    if st[i, FLIP] == 0:
+        st[i, scol + pos] = UP
+        st[i, FIRST] = pos
+        st[i, FLIP] = 1
+    else:
+        first = np.int64(st[i, FIRST])
+        st[i, LAST] = first
+        st[i, LAST + 1] = pos
+        st[i, FIRST] = -1
+        st[i, FLIP] = 0
+        turns = tm[i, TURNS] + 1
+        tm[i, TURNS] = turns
+        code = TURN_OVER
+        if st[i, kcol + first] == st[i, kcol + pos]:  # a match: taken, the player goes again
+            st[i, scol + first] = GONE
+            st[i, scol + pos] = GONE
+            st[i, scol + P + first] = player
+            st[i, scol + P + pos] = player
+            st[i, PAIRS + player] += 1
+            left = st[i, LEFT] - 2
+            st[i, LEFT] = left
+            code |= MATCH
+            if left == 0:  # every card taken: the end
+                st[i, OVER] = OVER_RULES
+                code |= GAME_OVER
+        else:  # no match: both face down again, play passes
+            st[i, scol + first] = DOWN
+        if max_turns > 0 and turns >= max_turns and st[i, OVER] == 0:
+            st[i, OVER] = OVER_RULES  # the house-rule turn limit: scored as it stands
+            code |= GAME_OVER
+        if st[i, OVER] == 0 and not code & MATCH:
+            st[i, CURRENT] = (player + 1) % n
+    # memory: Memory.on_action(player, [pos])
+    if p_forget is not None:
+        if p_forget > 0.0:
+            _forget(st, rg, i, P, n, p_forget)
+        k0 = HEAD + (4 + n) * P
+        for o in range(n):
+            st[i, k0 + P * o + pos] = 1
+    clock = tm[i, CLOCK] + 1
+    tm[i, CLOCK] = clock
+    tm[i, RTIME + pos] = clock
+    tm[i, LASTACT + player] = clock
+    return code
+
+
+@njit(cache=True)
+def is_legal(st: np.ndarray, i: int, action: int, P: int) -> bool:
+    """Whether ``action`` flips a face-down card of game ``i``, which has not ended."""
+    return st[i, OVER] == 0 and 0 <= action < P and st[i, HEAD + 2 * P + action] == DOWN
+
+
+@njit(cache=True)
+def memory_threshold(tm: np.ndarray, i: int, observer: int, mem: int, window: int) -> int:
+    """Under ``perfect``, ``none`` and ``window:k`` a face-down card is remembered exactly
+    when its latest reveal time is above this threshold (``Memory.remembered``): 0 (ever
+    revealed); one below the observer's latest action time (its own latest flip's card
+    and every later reveal; 0 before its first flip); ``max(0, clock - k)``. Under
+    ``decay`` it is above every reveal time (the known bits decide)."""
+    if mem == MEM_PERFECT:
+        return 0
+    if mem == MEM_NONE:
+        return max(0, np.int64(tm[i, LASTACT + observer]) - 1)
+    if mem == MEM_WINDOW:
+        return max(0, np.int64(tm[i, CLOCK]) - window)
+    return 2**31 - 1
+
+
+@njit(inline="always", cache=True)
+def remembered_at(
+    st: np.ndarray, tm: np.ndarray, i: int, p: int, thr: int, decay: bool, kcol: int
+) -> bool:
+    """Whether the observer (threshold ``thr``, decay bits at ``kcol``) remembers the card
+    at ``p`` (face down or not: callers mask)."""
+    return (np.int64(tm[i, RTIME + p]) > thr) | (decay & (st[i, kcol + p] != 0))
+
+
+@njit(cache=True)
+def decay_column(observer: int, P: int, n: int, mem: int) -> int:
+    """First column of the observer's decay bits (any valid column for other models)."""
+    return HEAD + (4 + n) * P + P * observer if mem == MEM_DECAY else HEAD
+
+
+@njit(cache=True)
+def result_bits(st: np.ndarray, i: int, n: int) -> int:
+    """A finished game's winners as the bits ``1 << (1 + seat)`` (``Pelmanism.winners``:
+    every seat with the most pairs); bit 0 (instant win in MemTab) is never set."""
+    best = np.int64(st[i, PAIRS])
+    for j in range(1, n):
+        best = max(best, np.int64(st[i, PAIRS + j]))
+    bits = 0
+    for j in range(n):
+        if st[i, PAIRS + j] == best:
+            bits |= 1 << (1 + j)
+    return bits
+
+
+@njit(cache=True)
+def encode_row(
+    st: np.ndarray,
+    tm: np.ndarray,
+    i: int,
+    observer: int,
+    out: np.ndarray,
+    P: int,
+    K: int,
+    n: int,
+    mem: int,
+    window: int,
+) -> None:
+    """``PelmanismEncoder.encode(state, observer, remembered)`` written into ``out[i]``.
+
+    Layout: status one-hot P x 3, card one-hot P x K (face up, taken, or face down and
+    remembered), pairs n, flip one-hot 2, turn one-hot n; seats relative to the observer;
+    flip and turn all zeros once the game is over by the rules (a game truncated at the
+    flip cap is not over: the scalar state shows its flip and turn).
+    """
+    for j in range(out.shape[1]):
+        out[i, j] = 0
+    kcol = HEAD + P
+    scol = HEAD + 2 * P
+    card = 3 * P
+    pairs = card + P * K
+    flip = pairs + n
+    turn = flip + FLIPS_PER_TURN
+    thr = memory_threshold(tm, i, observer, mem, window)
+    decay = mem == MEM_DECAY
+    dcol = decay_column(observer, P, n, mem)
+    for p in range(P):
+        s = np.int64(st[i, scol + p])
+        out[i, 3 * p + s] = 1
+        vis = (s != DOWN) | remembered_at(st, tm, i, p, thr, decay, dcol)
+        out[i, card + p * K + st[i, kcol + p]] = vis
+    for j in range(n):
+        rel = j - observer
+        if rel < 0:
+            rel += n
+        out[i, pairs + rel] = st[i, PAIRS + j]
+    if st[i, OVER] != OVER_RULES:
+        out[i, flip + st[i, FLIP]] = 1
+        rel = np.int64(st[i, CURRENT]) - observer
+        if rel < 0:
+            rel += n
+        out[i, turn + rel] = 1
+
+
+_M1 = np.int64(0x5555555555555555)
+_M2 = np.int64(0x3333333333333333)
+_M4 = np.int64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.int64(0x0101010101010101)
+
+
+@njit(inline="always", cache=True)
+def _popcount(x: int) -> int:
+    """Set bits of a non-negative 63-bit ``x`` (SWAR)."""
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return (x * _H01) >> 56
+
+
+@njit(inline="always", cache=True)
+def _select_bit(x: int, j: int) -> int:
+    """Position of the ``j``-th (0-based) set bit of a non-negative 63-bit ``x``, without
+    branches (as :func:`memtab_env.vector.kernels._select_bit`, on 64-bit words)."""
+    pos = 0
+    for w in (32, 16, 8, 4, 2, 1):
+        c = _popcount(x & ((np.int64(1) << w) - 1))
+        go = np.int64(j >= c)
+        j -= c * go
+        x >>= w * go
+        pos += w * go
+    return pos
+
+
+@njit(inline="always", cache=True)
+def random_action(st: np.ndarray, rg: np.ndarray, i: int, P: int) -> int:
+    """Uniform legal flip from the auxiliary stream: the ``integers(count)``-th face-down
+    position in position order (``legal[rng.integers(len(legal))]``). Positions are
+    gathered into a bit mask and the bit selected without branches (P <= 52)."""
+    scol = HEAD + 2 * P
+    down = np.int64(0)  # bit p: position p is face down
+    for p in range(P):
+        down |= np.int64(st[i, scol + p] == DOWN) << p
+    return _select_bit(down, integers_small(rg, i, R_AUX, _popcount(down)))
+
+
+@njit(inline="always", cache=True)
+def _lowest_bit(x: int) -> int:
+    """Position of the lowest set bit of a non-zero non-negative ``x``."""
+    return _popcount((x & -x) - 1)
+
+
+@njit(cache=True)
+def greedy_action(
+    st: np.ndarray, tm: np.ndarray, i: int, P: int, n: int, mem: int, window: int
+) -> int:
+    """``PelmanismGreedyAgent(own_memory=True).act`` of the seat on turn in game ``i``.
+
+    First the seat's observation updates its greedy memory (``_seen``): a card that the
+    observation shows (face up, or face down and remembered under the memory model) is
+    recorded, a taken card forgotten. Then the rule of :mod:`agents.pelmanism_agents`
+    on what the seat knows (a face-down card is known when recorded): first flip, the
+    lowest known card of a kind with two or more known face-down cards; second flip, the
+    lowest known card of the face-up card's kind; failing that, the lowest unknown
+    face-down card, else the lowest face-down card.
+
+    Under ``perfect`` memory every observation shows every card ever revealed, so the
+    record of a face-down card is exactly "ever revealed" whatever the seat observed
+    before: that case reads the reveal times and leaves the record alone.
+    """
+    seat = np.int64(st[i, CURRENT])
+    kcol = HEAD + P
+    scol = HEAD + 2 * P
+    seen = HEAD + 4 * P + P * seat
+    perfect = mem == MEM_PERFECT
+    thr = memory_threshold(tm, i, seat, mem, window)
+    decay = mem == MEM_DECAY
+    dcol = decay_column(seat, P, n, mem)
+    down = np.int64(0)  # bit p: position p is face down
+    known = np.int64(0)  # bit p: face down and its kind recorded
+    once = np.int64(0)  # bit k: a known face-down card of kind k (twice: two or more)
+    twice = np.int64(0)
+    for p in range(P):
+        s = st[i, scol + p]
+        k = np.int64(st[i, kcol + p])
+        if perfect:
+            kn = k if tm[i, RTIME + p] > 0 else -1
+        else:
+            shown = (s == UP) | remembered_at(st, tm, i, p, thr, decay, dcol)
+            kn = -1 if s == GONE else (k if shown else np.int64(st[i, seen + p]))
+            st[i, seen + p] = kn
+        is_down = np.int64(s == DOWN)
+        kd = is_down & np.int64(kn >= 0)
+        down |= is_down << p
+        known |= kd << p
+        bit = (np.int64(1) << max(kn, 0)) * kd
+        twice |= once & bit
+        once |= bit
+    if st[i, FLIP] == 0:
+        wanted = twice
+    else:
+        wanted = np.int64(1) << st[i, kcol + st[i, FIRST]]
+    x = known
+    while x != 0:  # the lowest known face-down card of a wanted kind
+        p = _lowest_bit(x)
+        x &= x - 1
+        k = np.int64(st[i, kcol + p]) if perfect else np.int64(st[i, seen + p])
+        if (wanted >> k) & 1:
+            return p
+    unknown = down & ~known
+    if unknown != 0:
+        return _lowest_bit(unknown)
+    return _lowest_bit(down) if down != 0 else -1
+
+
+# =====================================================================================
+# the batched engine
+# =====================================================================================
+@njit(cache=True, nogil=True)
+def reset_range(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    indices: np.ndarray,
+    seeds: np.ndarray,
+    cards: np.ndarray,
+    card_kind: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+    lo: int,
+    hi: int,
+) -> None:
+    """Explicit reset of the slots ``indices[lo:hi]`` with ``seeds[lo:hi]``."""
+    for j in range(lo, hi):
+        reset_slot(st, tm, rg, indices[j], seeds[j], cards, card_kind, n, first, p_forget)
+
+
+@njit(cache=True, nogil=True)
+def set_layouts(st: np.ndarray, indices: np.ndarray, layouts: np.ndarray, card_kind: np.ndarray) -> None:
+    """Replace the deals of the fresh games ``indices`` by ``layouts`` (checked card ids)."""
+    P = layouts.shape[1]
+    for j in range(indices.shape[0]):
+        for p in range(P):
+            st[indices[j], HEAD + p] = layouts[j, p]
+        set_kinds(st, indices[j], card_kind, P)
+
+
+@njit(cache=True, nogil=True)
+def first_illegal(st: np.ndarray, actions: np.ndarray, P: int) -> int:
+    """Index of the first game whose action is illegal (any action is illegal in a game
+    that has ended), or -1."""
+    for i in range(st.shape[0]):
+        if not is_legal(st, i, actions[i], P):
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def first_illegal_live(st: np.ndarray, actions: np.ndarray, P: int) -> int:
+    """Index of the first game not ended whose action is illegal, or -1 (without
+    auto-reset the actions of ended games are ignored)."""
+    for i in range(st.shape[0]):
+        if st[i, OVER] == 0 and not is_legal(st, i, actions[i], P):
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def step_range(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    actions: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    final_scores: np.ndarray,
+    final_bits: np.ndarray,
+    final_seed: np.ndarray,
+    final_turns: np.ndarray,
+    final_flips: np.ndarray,
+    masks: np.ndarray,
+    cards: np.ndarray,
+    card_kind: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+    max_turns: int,
+    max_flips: int,
+    scheme: int,
+    autoreset: bool,
+    lo: int,
+    hi: int,
+) -> None:
+    """One flip in each game ``lo..hi-1`` (actions already checked legal), then the
+    game's action mask into ``masks``.
+
+    ``rewards[i, seat]`` under ``scheme``: ``win`` terminal shares, ``score`` +1 to the
+    seat that takes a pair, ``turns`` -1 to the seat whose turn the flip ended. A game
+    ends when the rules end it (``terminated``) or when its flips reach ``max_flips``
+    (``truncated``, as the AEC env); its final pairs, winners (terminated only), game
+    seed, turns and flips are copied out before ``autoreset`` starts the slot's next
+    game; without it an ended game is left as it is (its action ignored).
+    """
+    P = cards.shape[0]
+    scol = HEAD + 2 * P
+    for i in range(lo, hi):
+        terminated[i] = False
+        truncated[i] = False
+        for j in range(n):
+            rewards[i, j] = 0.0
+        bits = 0
+        if st[i, OVER] == 0:
+            actor = np.int64(st[i, CURRENT])
+            code = apply_flip(st, tm, rg, i, actions[i], P, n, p_forget, max_turns)
+            if scheme == REWARD_SCORE:
+                rewards[i, actor] = code & MATCH
+            elif scheme == REWARD_TURNS and code & TURN_OVER:
+                rewards[i, actor] = -1.0
+            ended = False
+            if code & GAME_OVER:
+                terminated[i] = True
+                ended = True
+                bits = result_bits(st, i, n)
+                if scheme == REWARD_WIN:
+                    for j in range(n):
+                        rewards[i, j] = win_reward(bits, j, n)
+            elif tm[i, CLOCK] >= max_flips:
+                st[i, OVER] = OVER_TRUNCATED
+                truncated[i] = True
+                ended = True
+            if ended:
+                for j in range(n):
+                    final_scores[i, j] = st[i, PAIRS + j]
+                final_bits[i] = bits
+                final_seed[i] = rg[i, R_GAME_SEED]
+                final_turns[i] = tm[i, TURNS]
+                final_flips[i] = tm[i, CLOCK]
+                if autoreset:
+                    next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
+        live = st[i, OVER] == 0
+        for p in range(P):
+            masks[i, p] = live & (st[i, scol + p] == DOWN)
+
+
+@njit(cache=True, nogil=True)
+def masks_range(st: np.ndarray, out: np.ndarray, P: int, lo: int, hi: int) -> None:
+    """``legal_mask`` of each game ``lo..hi-1`` as int8 rows (all zero once ended)."""
+    scol = HEAD + 2 * P
+    for i in range(lo, hi):
+        live = st[i, OVER] == 0
+        for p in range(P):
+            out[i, p] = live & (st[i, scol + p] == DOWN)
+
+
+@njit(cache=True, nogil=True)
+def remembered_range(
+    st: np.ndarray,
+    tm: np.ndarray,
+    observers: np.ndarray,
+    out: np.ndarray,
+    P: int,
+    n: int,
+    mem: int,
+    window: int,
+    lo: int,
+    hi: int,
+) -> None:
+    """``Memory.remembered(observer, face_down)`` of each game; observer -1 = on turn."""
+    scol = HEAD + 2 * P
+    decay = mem == MEM_DECAY
+    for i in range(lo, hi):
+        o = observers[i] if observers[i] >= 0 else np.int64(st[i, CURRENT])
+        thr = memory_threshold(tm, i, o, mem, window)
+        dcol = decay_column(o, P, n, mem)
+        for p in range(P):
+            out[i, p] = (st[i, scol + p] == DOWN) & remembered_at(st, tm, i, p, thr, decay, dcol)
+
+
+@njit(cache=True, nogil=True)
+def encode_range(
+    st: np.ndarray,
+    tm: np.ndarray,
+    observers: np.ndarray,
+    out: np.ndarray,
+    P: int,
+    K: int,
+    n: int,
+    mem: int,
+    window: int,
+    lo: int,
+    hi: int,
+) -> None:
+    """Observation rows of games ``lo..hi-1``; observer -1 = the seat on turn."""
+    for i in range(lo, hi):
+        o = observers[i] if observers[i] >= 0 else np.int64(st[i, CURRENT])
+        encode_row(st, tm, i, o, out, P, K, n, mem, window)
+
+
+@njit(cache=True, nogil=True)
+def random_range(st: np.ndarray, rg: np.ndarray, out: np.ndarray, P: int, lo: int, hi: int) -> None:
+    """The ``random`` policy's flip in games ``lo..hi-1`` (-1 once ended)."""
+    for i in range(lo, hi):
+        out[i] = random_action(st, rg, i, P) if st[i, OVER] == 0 else -1
+
+
+@njit(cache=True, nogil=True)
+def greedy_range(
+    st: np.ndarray,
+    tm: np.ndarray,
+    out: np.ndarray,
+    P: int,
+    n: int,
+    mem: int,
+    window: int,
+    lo: int,
+    hi: int,
+) -> None:
+    """The ``greedy`` policy's flip in games ``lo..hi-1`` (-1 once ended)."""
+    for i in range(lo, hi):
+        out[i] = greedy_action(st, tm, i, P, n, mem, window) if st[i, OVER] == 0 else -1
+
+
+# =====================================================================================
+# the single-agent view: the learner's flip, then the opponents until it is on turn
+# =====================================================================================
+#: redeals (games the opponents end before the learner's first flip) before a kernel
+#: gives up; the vector env refuses the configurations where every deal ends so
+MAX_REDEALS = 100_000
+
+
+@njit(cache=True)
+def play_opponents(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    i: int,
+    opponents: np.ndarray,
+    P: int,
+    n: int,
+    p_forget: float | None,
+    mem: int,
+    window: int,
+    max_turns: int,
+    max_flips: int,
+) -> None:
+    """Opponents flip until the learner (seat ``SEAT``) is on turn or the game has ended
+    (over, or truncated at ``max_flips`` flips). ``opponents[k]`` is the policy code of
+    the seat ``k`` places after the learner."""
+    seat = np.int64(st[i, SEAT])
+    while st[i, OVER] == 0 and st[i, CURRENT] != seat:
+        if opponents[(np.int64(st[i, CURRENT]) - seat + n) % n] == OPP_GREEDY:
+            a = greedy_action(st, tm, i, P, n, mem, window)
+        else:
+            a = random_action(st, rg, i, P)
+        apply_flip(st, tm, rg, i, a, P, n, p_forget, max_turns)
+        if st[i, OVER] == 0 and tm[i, CLOCK] >= max_flips:
+            st[i, OVER] = OVER_TRUNCATED
+
+
+@njit(cache=True)
+def start_episode(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    i: int,
+    seat_mode: int,
+    opponents: np.ndarray,
+    cards: np.ndarray,
+    card_kind: np.ndarray,
+    n: int,
+    first: int,
+    p_forget: float | None,
+    mem: int,
+    window: int,
+    max_turns: int,
+    max_flips: int,
+) -> None:
+    """Seat the learner (``seat_mode`` >= 0, or -1: ``integers(n)`` from the auxiliary
+    stream) in the fresh game of slot ``i`` and let the opponents play up to its first
+    turn. A game that ends before the learner's first flip is set aside and the slot's
+    next game is dealt (as ``SingleAgentEnv.reset`` does)."""
+    P = cards.shape[0]
+    for _ in range(MAX_REDEALS):
+        if seat_mode >= 0:
+            st[i, SEAT] = seat_mode
+        else:
+            st[i, SEAT] = integers_small(rg, i, R_AUX, n)
+        play_opponents(st, tm, rg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips)
+        if st[i, OVER] == 0:
+            return
+        next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
+    raise RuntimeError("the opponents ended every deal before the learner's first flip")
+
+
+@njit(cache=True)
+def learner_view(
+    st: np.ndarray,
+    tm: np.ndarray,
+    i: int,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    P: int,
+    K: int,
+    n: int,
+    mem: int,
+    window: int,
+) -> None:
+    """The learner's observation and action mask of game ``i`` (the learner is on turn)."""
+    encode_row(st, tm, i, np.int64(st[i, SEAT]), obs, P, K, n, mem, window)
+    scol = HEAD + 2 * P
+    for p in range(P):
+        masks[i, p] = st[i, scol + p] == DOWN
+
+
+@njit(cache=True, nogil=True)
+def venv_reset_range(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    seeds: np.ndarray,
+    steps: np.ndarray,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    seat_mode: int,
+    opponents: np.ndarray,
+    cards: np.ndarray,
+    card_kind: np.ndarray,
+    K: int,
+    n: int,
+    first: int,
+    p_forget: float | None,
+    mem: int,
+    window: int,
+    max_turns: int,
+    max_flips: int,
+    lo: int,
+    hi: int,
+) -> None:
+    """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
+    P = cards.shape[0]
+    for i in range(lo, hi):
+        reset_slot(st, tm, rg, i, seeds[i], cards, card_kind, n, first, p_forget)
+        start_episode(
+            st, tm, rg, i, seat_mode, opponents, cards, card_kind, n, first, p_forget, mem,
+            window, max_turns, max_flips,
+        )  # fmt: skip
+        steps[i] = 0
+        learner_view(st, tm, i, obs, masks, P, K, n, mem, window)
+
+
+@njit(cache=True, nogil=True)
+def venv_step_range(
+    st: np.ndarray,
+    tm: np.ndarray,
+    rg: np.ndarray,
+    actions: np.ndarray,
+    steps: np.ndarray,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    illegal: np.ndarray,
+    final_obs: np.ndarray,
+    final_scores: np.ndarray,
+    final_bits: np.ndarray,
+    final_seed: np.ndarray,
+    final_seat: np.ndarray,
+    final_turns: np.ndarray,
+    final_flips: np.ndarray,
+    seat_mode: int,
+    opponents: np.ndarray,
+    max_steps: int,
+    penalty: float,
+    scheme: int,
+    cards: np.ndarray,
+    card_kind: np.ndarray,
+    K: int,
+    n: int,
+    first: int,
+    p_forget: float | None,
+    mem: int,
+    window: int,
+    max_turns: int,
+    max_flips: int,
+    lo: int,
+    hi: int,
+) -> None:
+    """One learner step in envs ``lo..hi-1``, with same-step autoreset.
+
+    An illegal learner action costs ``penalty`` and changes nothing. A legal one is
+    flipped, then the opponents play until the learner is on turn again or the game has
+    ended. Reward (``scheme``): the learner's ``win`` share at the end, ``score`` +1 when
+    its flip takes a pair, or ``turns`` -1 when its flip ends its turn. The episode is
+    truncated after ``max_steps`` learner steps (as Gymnasium's ``TimeLimit``, even on a
+    terminal step) or when the game's flips reach ``max_flips``. On termination or
+    truncation the final observation and results are written out and the slot's next
+    game starts. Then the learner's observation and mask are written.
+    """
+    P = cards.shape[0]
+    for i in range(lo, hi):
+        a = actions[i]
+        seat = np.int64(st[i, SEAT])
+        reward = 0.0
+        if is_legal(st, i, a, P):
+            illegal[i] = False
+            code = apply_flip(st, tm, rg, i, a, P, n, p_forget, max_turns)
+            if st[i, OVER] == 0 and tm[i, CLOCK] >= max_flips:
+                st[i, OVER] = OVER_TRUNCATED
+            play_opponents(
+                st, tm, rg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips
+            )
+            if scheme == REWARD_SCORE:
+                reward = float(code & MATCH)
+            elif scheme == REWARD_TURNS and code & TURN_OVER:
+                reward = -1.0
+            if st[i, OVER] == OVER_RULES and scheme == REWARD_WIN:
+                reward = win_reward(result_bits(st, i, n), seat, n)
+        else:
+            illegal[i] = True
+            reward = penalty
+        steps[i] += 1
+        term = st[i, OVER] == OVER_RULES
+        trunc = steps[i] >= max_steps or st[i, OVER] == OVER_TRUNCATED
+        rewards[i] = reward
+        terminated[i] = term
+        truncated[i] = trunc
+        if term or trunc:
+            encode_row(st, tm, i, seat, final_obs, P, K, n, mem, window)
+            for j in range(n):
+                final_scores[i, j] = st[i, PAIRS + j]
+            final_bits[i] = result_bits(st, i, n) if term else 0
+            final_seed[i] = rg[i, R_GAME_SEED]
+            final_seat[i] = seat
+            final_turns[i] = tm[i, TURNS]
+            final_flips[i] = tm[i, CLOCK]
+            next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
+            start_episode(
+                st, tm, rg, i, seat_mode, opponents, cards, card_kind, n, first, p_forget,
+                mem, window, max_turns, max_flips,
+            )  # fmt: skip
+            steps[i] = 0
+        learner_view(st, tm, i, obs, masks, P, K, n, mem, window)
+
+
+@njit(cache=True, nogil=True)
+def venv_first_illegal(st: np.ndarray, actions: np.ndarray, P: int) -> int:
+    """Index of the first env whose learner action is illegal, or -1."""
+    for i in range(st.shape[0]):
+        if not is_legal(st, i, actions[i], P):
+            return i
+    return -1
+
+
+def _invalidate_stale_cache() -> None:
+    """Drop this module's cached kernels when code they compile in has changed.
+
+    numba checks a cached function against its own source file only, but these kernels
+    carry :mod:`memtab_env.vector.rng` and :mod:`memtab_env.vector.kernels` functions
+    (compiled into them) and the scalar engine's constants: after an edit of one of
+    those, the cache would still serve old code. A digest of their sources is kept
+    beside the cache; a different digest empties every kernel's cache index.
+    """
+    from memtab_env.games import pelmanism as _scalar
+
+    digest = hashlib.sha256(
+        (
+            inspect.getsource(_rng_module)
+            + inspect.getsource(_kernels_module)
+            + inspect.getsource(_scalar)
+        ).encode()
+    ).hexdigest()
+    kernels = [
+        f for f in globals().values()
+        if isinstance(f, Dispatcher) and hasattr(f._cache, "cache_path")
+    ]  # fmt: skip
+    if not kernels:
+        return
+    stamp = os.path.join(kernels[0]._cache.cache_path, "pelmanism_vector_kernels.deps")
+    try:
+        with open(stamp, encoding="ascii") as fh:
+            if fh.read() == digest:
+                return
+    except OSError:
+        pass
+    try:
+        for f in kernels:
+            f._cache.flush()
+        with open(stamp, "w", encoding="ascii") as fh:
+            fh.write(digest)
+    except OSError:  # a read-only cache directory: numba cannot save there either
+        pass
+
+
+_invalidate_stale_cache()
