@@ -17,8 +17,14 @@ a learner that never stops. ``illegal_action="raise"`` raises
 :class:`~memtab_env.errors.IllegalActionError` instead. Nothing is ever remapped.
 
 If opponents end a game before the learner's first action (possible only through a chain
-of extra turns), the view deals again from the same seed stream so that every episode has
-at least one learner step; ``info["redeals"]`` counts how often that happened.
+of extra turns), the view deals again from the same seed stream, with the opponents reset
+for the new game, so that every episode has at least one learner step;
+``info["redeals"]`` counts how often that happened. After ``MAX_REDEALS`` redeals in a row
+it raises :class:`~memtab_env.errors.InvalidOptionError` (options where the learner can
+never play, e.g. a one-kind Pelmanism deck with the learner second).
+
+Games without a rule bound on their length (Pelmanism, the board game) are truncated by
+the AEC env at the engine's maximum length; the view returns ``truncated=True`` then.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ from memtab_env.registry import game_spec, load
 
 OBS_MODES = ("flat", "dict")
 ILLEGAL_MODES = ("penalty", "raise")
+#: redeals in a row after which reset() gives up (see the module docstring)
+MAX_REDEALS = 100
 
 
 class SingleAgentEnv(gym.Env):
@@ -160,11 +168,22 @@ class SingleAgentEnv(gym.Env):
     def _opponent_at(self, seat: int) -> Any:
         return self.opponents[(seat - self.learner_seat - 1) % self.game.num_players]
 
+    def _over(self) -> bool:
+        """Whether the game is over for the learner: ended by the rules, or truncated by
+        the AEC env at the game's maximum length (Pelmanism and the board game)."""
+        learner = self._learner
+        return bool(self.aec.terminations[learner] or self.aec.truncations[learner])
+
+    def _reset_opponents(self) -> None:
+        for o in self.opponents:
+            if hasattr(o, "reset"):
+                o.reset(seed=int(self.np_random.integers(2**31)))
+
     def _play_opponents(self) -> float:
         """Opponents act until the learner is on turn or the game is over; returns the
         learner's reward collected meanwhile."""
         aec, learner, total = self.aec, self._learner, 0.0
-        while not aec.terminations[learner] and aec.agent_selection != learner:
+        while not self._over() and aec.agent_selection != learner:
             seat = aec.agent_name_mapping[aec.agent_selection]
             action = self._opponent_at(seat).act(aec.observe(aec.agent_selection))
             aec.step(action)
@@ -201,23 +220,29 @@ class SingleAgentEnv(gym.Env):
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.learner_seat = int(self.np_random.integers(self.game.num_players))
-        for o in self.opponents:
-            if hasattr(o, "reset"):
-                o.reset(seed=int(self.np_random.integers(2**31)))
+        self._reset_opponents()
         redeals = 0
         self.aec.reset(seed=seed, options=options)
         self._play_opponents()
-        while self.aec.terminations[self._learner]:
+        while self._over():
             if options:
                 raise InvalidOptionError("the given layout ends before the learner's first action")
+            if redeals == MAX_REDEALS:
+                raise InvalidOptionError(
+                    f"the opponents ended {MAX_REDEALS} deals in a row before the learner's first "
+                    f"action (learner seat {self.learner_seat}); with these options the learner "
+                    "may never play (e.g. a one-kind Pelmanism deck, or a turn limit reached "
+                    "before its seat): use learner_seat=0 or other options"
+                )
             redeals += 1
+            self._reset_opponents()  # a new game for them too: nothing carried over
             self.aec.reset()
             self._play_opponents()
         return self._observe(redeals=redeals)
 
     def step(self, action: Any):
         aec, learner = self.aec, self._learner
-        if aec.terminations[learner]:
+        if self._over():
             raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
         pos = self._as_action(action)
         mask = self._mask  # the learner's mask; the state has not changed since
@@ -230,6 +255,7 @@ class SingleAgentEnv(gym.Env):
         aec.step(pos)
         reward = aec.rewards[learner] + self._play_opponents()
         terminated = bool(aec.terminations[learner])
+        truncated = not terminated and bool(aec.truncations[learner])  # the game's length cap
         obs, info = self._observe(illegal_action=False)
         if terminated:
             info["scores"] = np.asarray(self.game.scores(aec.state)).tolist()
@@ -238,7 +264,7 @@ class SingleAgentEnv(gym.Env):
             info["winners"] = [int(w) for w in self.game.winners(aec.state)]
         if self.render_mode == "human":
             self.render()
-        return obs, float(reward), terminated, False, info
+        return obs, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (sb3-contrib ``MaskablePPO``)."""

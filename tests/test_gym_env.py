@@ -134,3 +134,35 @@ def test_rgb_rendering_for_record_video():
     env.reset(seed=0)
     frame = env.render()
     assert frame.dtype == np.uint8 and frame.shape[2] == 3
+
+
+def test_reset_refuses_options_where_the_learner_never_plays():
+    """A one-kind deck: the first player takes the only pair, so the learner in seat 1
+    never gets a flip; reset says so instead of dealing forever."""
+    env = gym.make("Pelmanism-v0", deck="pairs:1", learner_seat=1, opponents="greedy")
+    with pytest.raises(InvalidOptionError, match="before the learner's first action"):
+        env.reset(seed=0)
+    _, info = gym.make("Pelmanism-v0", deck="pairs:1", learner_seat=0).reset(seed=0)
+    assert info["redeals"] == 0
+
+
+class _Stall:
+    """Flips the two lowest legal positions: never a pair on the layout below."""
+
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def test_the_game_length_cap_truncates():
+    """Pelmanism has no rule bound on its length: the AEC env truncates at the engine's
+    maximum (800 flips for 4 cards) and the view returns truncated, not terminated."""
+    env = gym.make("Pelmanism-v0", deck="pairs:2", opponents=[_Stall()])
+    _, info = env.reset(seed=1, options={"layout": ["K00", "K01", "K00", "K01"]})
+    steps, terminated, truncated = 0, False, False
+    while not (terminated or truncated):
+        legal = np.flatnonzero(info["action_mask"])
+        _, _, terminated, truncated, info = env.step(int(legal[0]))  # 0 then 1: no pair
+        steps += 1
+    assert truncated and not terminated
+    assert steps == 400 < env.spec.max_episode_steps  # the AEC cap, not the TimeLimit
+    assert len(env.unwrapped.record()["actions"]) == 800
