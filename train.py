@@ -92,7 +92,7 @@ class Config:
     (sb3-contrib, LSTM) and dqn."""
     policy: str = "mlp"
     """Network: mlp (SB3's MLP on the flat observation) or set (the position-equivariant
-    network of agents/set_policy.py; maskable_ppo and ppo only, MemTab and Pelmanism)."""
+    network of agents/set_policy.py; maskable_ppo and ppo only)."""
     device: str = "cpu"
     """PyTorch device."""
     torch_threads: int = 1
@@ -228,10 +228,8 @@ class Config:
         choice("vec_env", VEC_ENVS)
         choice("activation", ACTIVATIONS)
         choice("lr_schedule", LR_SCHEDULES)
-        if self.policy == "set" and (self.algo not in ("maskable_ppo", "ppo")
-                                     or self.game not in ("memtab", "pelmanism")):
-            raise ConfigError("policy 'set' works with algo maskable_ppo or ppo on MemTab-v0 and "
-                              "Pelmanism-v0 only")
+        if self.policy == "set" and self.algo not in ("maskable_ppo", "ppo"):
+            raise ConfigError("policy 'set' works with algo maskable_ppo or ppo")
         try:
             parse_memory(self.memory)
             check_reward_scheme(self.reward)

@@ -18,6 +18,13 @@ So the action logits are permutation-equivariant and the value is permutation-in
 by construction. The sum (not the mean) keeps counts: "two known face-down cards of kind
 k" is a threshold on a pooled feature, which is what pair finding needs.
 
+For Memory: The Board Game (``policy: set`` on ``MemoryBoard-v0``) the tokens are the
+board's spaces; they also carry the space's landscape, whether it was placed in the
+current return and how many cards of its landscape each seat holds, a second graph joins
+side neighbours (where a return may grow), and the actions are two logits per space
+(flip it, place on it) plus two from the pooled state (end the return, pass). The
+neighbour graph makes it equivariant only under the board's symmetries.
+
 The same network plays Pelmanism (``policy: set`` on ``Pelmanism-v0``): its observation
 (:class:`memtab_env.observations.pelmanism.PelmanismEncoder`) is also a status one-hot and a
 kind one-hot per position followed by global fields, and the same kind graph expresses
@@ -82,7 +89,31 @@ def token_layout(game: str, **options: Any) -> dict[str, Any]:
                 "kinds": g.num_kinds, "status": list(enc.offsets["status"]),
                 "card": list(enc.offsets["card"]), "tableaux": None, "num_players": g.num_players,
                 "global_start": enc.offsets["card"][1], "scores": list(enc.offsets["pairs"])}
-    raise ValueError(f"no set layout for game {game!r}; the set network plays 'memtab' and 'pelmanism'")
+    if game == "memory_board":
+        from memtab_env.games.memory_board import MemoryBoard
+        from memtab_env.observations.memory_board import MemoryBoardEncoder
+
+        g = MemoryBoard(num_players=int(options.get("num_players", 2)), board=options.get("board"),
+                        variant=options.get("variant", "standard"))
+        enc = MemoryBoardEncoder(g)
+        o = {k: list(v) for k, v in enc.offsets.items()}
+        rest = [o[k] for k in ("taken", "collected", "trees", "supply", "phase", "stage",
+                               "final_done", "turn")]
+        return {"game": "memory_board", "size": enc.size, "positions": g.board.num_spaces,
+                "kinds": g.board.num_kinds, "status": o["status"], "card": o["picture"],
+                "tableaux": None, "num_players": g.num_players, "global_start": None,
+                "scores": None, "globals": rest,
+                "scaled": [o["collected"], o["trees"], o["supply"]],
+                # per space: its landscape, whether placed in the current return, and how
+                # many cards of its landscape each seat holds (landscape @ collected)
+                "extra_tokens": [o["landscape"], o["returning"]],
+                "held": {"token": o["landscape"], "table": o["collected"]},
+                "adjacency": [list(nb) for nb in g.board.neighbours],
+                # actions: flip space p, place on space p (one logit each per space), end
+                # the return, pass (two logits from the pooled state)
+                "token_logits": 2, "global_logits": 2}
+    raise ValueError(f"no set layout for game {game!r}; the set network plays 'memtab', "
+                     "'pelmanism' and 'memory_board'")
 
 
 class MemTabSetNet(nn.Module):
@@ -111,24 +142,43 @@ class MemTabSetNet(nn.Module):
         self.slices = {"status": layout["status"], "card": layout["card"]}
         if layout["tableaux"] is not None:
             self.slices["tableaux"] = layout["tableaux"]
-        start = layout["global_start"]
-        self.global_start = start
-        scale = np.ones(obs_size - start, dtype=np.float32)
-        lo, hi = layout["scores"]
-        scale[lo - start : hi - start] = SCORE_SCALE
+        # optional parts (the board game): more per-position fields, a held-cards table
+        # read through another per-position one-hot, a static neighbour graph, and
+        # several logits per position plus global logits
+        self.extra = [tuple(x) for x in layout.get("extra_tokens", [])]
+        extra_width = sum((hi - lo) // p for lo, hi in self.extra)
+        self.held = layout.get("held")
+        held = n if ("tableaux" in self.slices or self.held) else 0
+        globals_ = layout.get("globals") or [[layout["global_start"], obs_size]]
+        scaled = layout.get("scaled") or [layout["scores"]]
+        self.globals = [tuple(g) for g in globals_]
+        scale = np.concatenate([
+            np.where([any(a <= i < b for a, b in scaled) for i in range(lo, hi)], SCORE_SCALE, 1.0)
+            for lo, hi in self.globals
+        ]).astype(np.float32)
         self.register_buffer("global_scale", th.as_tensor(scale))
         self.register_buffer("off_diagonal", 1.0 - th.eye(p))
-        global_size = obs_size - start
-        held = n if "tableaux" in self.slices else 0
-        self.embed = nn.Linear(self.status_width + k + held + global_size, dim)
+        global_size = int(scale.size)
+        self.embed = nn.Linear(self.status_width + k + extra_width + held + global_size, dim)
         self.norms = nn.ModuleList(nn.LayerNorm(dim) for _ in range(layers))
         self.self_layers = nn.ModuleList(nn.Linear(dim, dim) for _ in range(layers))
         self.kind_layers = nn.ModuleList(nn.Linear(dim, dim, bias=False) for _ in range(layers))
         self.pool_layers = nn.ModuleList(nn.Linear(dim, dim, bias=False) for _ in range(layers))
-        self.logit = nn.Linear(dim, 1)
+        adjacency = layout.get("adjacency")
+        if adjacency is not None:
+            adj = th.zeros(p, p)
+            for i, near in enumerate(adjacency):
+                adj[i, list(near)] = 1.0
+            self.register_buffer("adjacency", adj)
+            self.adj_layers = nn.ModuleList(nn.Linear(dim, dim, bias=False) for _ in range(layers))
+        self.token_logits = int(layout.get("token_logits", 1))
+        self.global_logits = int(layout.get("global_logits", 0))
+        self.logit = nn.Linear(dim, self.token_logits)
+        if self.global_logits:
+            self.global_logit = nn.Linear(dim + global_size, self.global_logits)
         self.value = nn.Sequential(nn.Linear(dim + global_size, value_hidden), nn.ReLU())
         #: read by Stable-Baselines3 to size the heads
-        self.latent_dim_pi = p
+        self.latent_dim_pi = p * self.token_logits + self.global_logits
         self.latent_dim_vf = value_hidden
 
     def _field(self, obs: th.Tensor, name: str, shape: tuple[int, int]) -> th.Tensor:
@@ -140,30 +190,53 @@ class MemTabSetNet(nn.Module):
         b, p = obs.shape[0], self.positions
         status = self._field(obs, "status", (p, self.status_width))
         card = self._field(obs, "card", (p, self.kinds))
-        glob = obs[:, self.global_start :] * self.global_scale
-        parts = [status, card]
+        if len(self.globals) == 1:
+            glob = obs[:, self.globals[0][0] : self.globals[0][1]] * self.global_scale
+        else:
+            glob = th.cat([obs[:, lo:hi] for lo, hi in self.globals], 1) * self.global_scale
+        parts = [status, card, *(obs[:, lo:hi].reshape(b, p, -1) for lo, hi in self.extra)]
         if "tableaux" in self.slices:  # MemTab: which seat's tableau holds this kind
             tableaux = self._field(obs, "tableaux", (self.num_players, self.kinds))
             parts.append(card @ tableaux.transpose(1, 2))  # (B, P, n)
+        elif self.held:  # the board: how many cards of this space's landscape each seat holds
+            lo, hi = self.held["token"]
+            token = obs[:, lo:hi].reshape(b, p, -1)
+            lo, hi = self.held["table"]
+            table = obs[:, lo:hi].reshape(b, self.num_players, -1)
+            parts.append((token @ table.transpose(1, 2)) * SCORE_SCALE)
         same_kind = (card @ card.transpose(1, 2)) * self.off_diagonal  # (B, P, P)
         tokens = th.cat([*parts, glob[:, None, :].expand(b, p, glob.shape[1])], 2)
         h = th.relu(self.embed(tokens))
-        for norm, lin_self, lin_kind, lin_pool in zip(
+        adj_layers = getattr(self, "adj_layers", None)
+        for i, (norm, lin_self, lin_kind, lin_pool) in enumerate(zip(
             self.norms, self.self_layers, self.kind_layers, self.pool_layers, strict=True
-        ):
+        )):
             x = norm(h)
-            h = h + th.relu(lin_self(x) + lin_kind(same_kind @ x) + lin_pool(x.mean(dim=1, keepdim=True)))
+            mix = lin_self(x) + lin_kind(same_kind @ x) + lin_pool(x.mean(dim=1, keepdim=True))
+            if adj_layers is not None:  # neighbours by side (the board's connectivity)
+                mix = mix + adj_layers[i](self.adjacency @ x)
+            h = h + th.relu(mix)
         return h, glob
+
+    def _logits(self, h: th.Tensor, glob: th.Tensor) -> th.Tensor:
+        """Action logits: per position (``token_logits`` blocks of P, in action order),
+        then the global ones."""
+        tok = self.logit(h)  # (B, P, m)
+        if self.token_logits == 1 and not self.global_logits:
+            return tok.squeeze(-1)
+        out = [tok.transpose(1, 2).reshape(h.shape[0], -1)]
+        if self.global_logits:
+            out.append(self.global_logit(th.cat([h.mean(dim=1), glob], dim=1)))
+        return th.cat(out, 1)
 
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         h, glob = self.trunk(features)
-        logits = self.logit(h).squeeze(-1)
         value = self.value(th.cat([h.mean(dim=1), glob], dim=1))
-        return logits, value
+        return self._logits(h, glob), value
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:
-        h, _ = self.trunk(features)
-        return self.logit(h).squeeze(-1)
+        h, glob = self.trunk(features)
+        return self._logits(h, glob)
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
         h, glob = self.trunk(features)
@@ -189,9 +262,10 @@ class _SetPolicyMixin:
     def _build(self, lr_schedule: Schedule) -> None:
         super()._build(lr_schedule)  # type: ignore[misc]
         self.action_net = nn.Identity()
-        logit = self.mlp_extractor.logit
-        nn.init.orthogonal_(logit.weight, gain=0.01)
-        nn.init.zeros_(logit.bias)
+        for head in (self.mlp_extractor.logit, getattr(self.mlp_extractor, "global_logit", None)):
+            if head is not None:
+                nn.init.orthogonal_(head.weight, gain=0.01)
+                nn.init.zeros_(head.bias)
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
