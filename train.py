@@ -121,7 +121,7 @@ class Config:
     """Number of parallel training envs."""
     vec_env: str = "dummy"
     """dummy (one process), subproc (SubprocVecEnv, one process per env) or batched
-    (MemTab only: the numba engine of memtab_env.vector steps the random and greedy games;
+    (MemTab and Pelmanism: the numba engines of memtab_env.vector step the random and greedy games;
     the rest of the mix runs in scalar envs in the same process)."""
 
     # -- self-play ---------------------------------------------------------------------
@@ -263,8 +263,8 @@ class Config:
                 f"seed {self.seed}: training envs would use seeds reserved for the benchmark's "
                 "evaluation deals [1000000000, 1001000000) (BENCHMARK.md); choose another seed"
             )
-        if self.env_options and self.vec_env == "batched":
-            raise ConfigError(f"vec_env 'batched' takes no env_options, got {self.env_options}")
+        if self.vec_env == "batched" and self.game not in BATCHED_GAMES:
+            raise ConfigError(f"vec_env 'batched' plays {sorted(BATCHED_GAMES)}, not {self.env_id}")
         from memtab_env.play import make_raw_env
 
         try:  # the game checks its own options (names and values) and says what is allowed
@@ -591,8 +591,10 @@ def split_counts(total: int, weights: Sequence[float]) -> list[int]:
     return counts.tolist()
 
 
-#: opponents that the batched engine steps inside its compiled kernels
+#: opponents that the batched engines step inside their compiled kernels
 BATCHED_OPPONENTS = ("random", "greedy")
+#: game -> its batched SB3 VecEnv (memtab_env.vector.sb3)
+BATCHED_GAMES = {"memtab": "MemTabSB3VecEnv", "pelmanism": "PelmanismSB3VecEnv"}
 
 
 def batched_vec_env(cfg: Config, seed: int) -> VecEnv:
@@ -607,10 +609,11 @@ def batched_vec_env(cfg: Config, seed: int) -> VecEnv:
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    from memtab_env.vector.sb3 import MemTabSB3VecEnv
+    from memtab_env.vector import sb3
 
-    if cfg.game != "memtab":
-        raise ConfigError(f"vec_env 'batched' plays MemTab only, not {cfg.env_id}")
+    if cfg.game not in BATCHED_GAMES:
+        raise ConfigError(f"vec_env 'batched' plays {sorted(BATCHED_GAMES)}, not {cfg.env_id}")
+    batched_cls = getattr(sb3, BATCHED_GAMES[cfg.game])
     active = {n: w for n, w in cfg.opponents.items() if w > 0}
     groups: list[tuple[str, float]] = [(n, w) for n, w in active.items() if n in BATCHED_OPPONENTS]
     rest = {n: w for n, w in active.items() if n not in BATCHED_OPPONENTS}
@@ -627,11 +630,12 @@ def batched_vec_env(cfg: Config, seed: int) -> VecEnv:
             part: VecEnv = DummyVecEnv([make_env_fn(scalar_cfg, monitor=False) for _ in range(count)])
             part.seed(seed + offset)
         else:
-            part = MemTabSB3VecEnv(
+            part = batched_cls(
                 num_envs=count, seed=seed + offset, opponents=name, learner_seat=cfg.learner_seat,
                 memory=cfg.memory, reward=cfg.reward, num_players=cfg.num_players,
                 illegal_penalty=cfg.illegal_penalty,
                 max_episode_steps=memtab_env.game_spec(cfg.env_id).max_episode_steps,
+                **cfg.env_options,
             )
         parts.append(part)
         offset += count
