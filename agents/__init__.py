@@ -29,7 +29,8 @@ memtab         search       determinized Monte Carlo search (:mod:`agents.search
 memtab         sb3          trained SB3 policy; needs ``path=`` (:mod:`agents.sb3_policy`)
 memtab         human        plays from the terminal (:mod:`agents.human`)
 memtab         ppo-memtab   the shipped trained policy (:mod:`agents.shipped`)
-pelmanism      random, greedy, nomemory        (:mod:`agents.pelmanism_agents`)
+pelmanism      random, greedy, nomemory        (:mod:`agents.pelmanism_agents`),
+               ppo-pelmanism                   (:mod:`agents.shipped`)
 memory_board   random, greedy                  (:mod:`agents.memory_board_agents`)
 =============  ===========  ===========================================================
 """
@@ -66,6 +67,7 @@ REGISTRY: dict[tuple[str, str], str] = {
     ("pelmanism", "random"): "agents.pelmanism_agents:PelmanismRandomAgent",
     ("pelmanism", "greedy"): "agents.pelmanism_agents:PelmanismGreedyAgent",
     ("pelmanism", "nomemory"): "agents.pelmanism_agents:PelmanismNoMemoryAgent",
+    ("pelmanism", "ppo-pelmanism"): "agents.shipped:PPOPelmanism",
     ("memory_board", "random"): "agents.memory_board_agents:MemoryBoardRandomAgent",
     ("memory_board", "greedy"): "agents.memory_board_agents:MemoryBoardGreedyAgent",
 }

@@ -1,17 +1,22 @@
 """Trained policies shipped with the package, loadable by name.
 
-``agents.make("ppo-memtab")`` plays the best MemTab policy trained with ``train.py``
-(MaskablePPO with the position-equivariant network of :mod:`agents.set_policy`, two
-players, perfect memory). Its files live in ``agents/policies/``:
+- ``agents.make("ppo-memtab")``: the best MemTab policy trained with ``train.py``
+  (MaskablePPO with the position-equivariant network of :mod:`agents.set_policy`, two
+  players, perfect memory; ``configs/selfplay.yaml``).
+- ``agents.make("ppo-pelmanism", game="pelmanism")``: a Pelmanism policy (the same
+  network, two players, perfect memory, the standard deck; ``configs/pelmanism.yaml``).
 
-- ``ppo_memtab.zip``: the Stable-Baselines3 model;
-- ``ppo_memtab.yaml``: the exact config of the run that produced it (the first line is
-  the command; ``docs/training.md`` gives the full reproduction recipe);
-- ``ppo_memtab_eval.json``: its measured win rates (``train.py --evaluate`` schema).
+Each has three files in ``agents/policies/``:
 
-The policy is played by :class:`agents.sb3_policy.SB3Agent`, so it only ever chooses
-legal flips. It was trained on two-player games with the ``perfect`` memory model; its
-observation length fixes the number of players (the loader refuses other games).
+- ``<name>.zip``: the Stable-Baselines3 model;
+- ``<name>.yaml``: the exact config of the run that produced it (the first line is the
+  command; ``docs/training.md`` gives the full reproduction recipe);
+- ``<name>_eval.json``: its measured win rates (``train.py --evaluate`` schema).
+
+The policies are played by :class:`agents.sb3_policy.SB3Agent`, so they only ever choose
+legal flips. Each was trained on two-player games with the ``perfect`` memory model; the
+observation length fixes the number of players (and for Pelmanism the deck): the loader
+refuses other games with a message that says so.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ POLICY_DIR = Path(__file__).resolve().parent / "policies"
 #: name -> (zip in POLICY_DIR, algorithm as SB3Agent spells it)
 SHIPPED: dict[str, tuple[str, str]] = {
     "ppo-memtab": ("ppo_memtab.zip", "MaskablePPO"),
+    "ppo-pelmanism": ("ppo_pelmanism.zip", "MaskablePPO"),
 }
 
 
@@ -37,7 +43,18 @@ def shipped_path(name: str) -> Path:
     return POLICY_DIR / SHIPPED[name][0]
 
 
-class PPOMemTab(SB3Agent):
+class _Shipped(SB3Agent):
+    """A shipped policy, by its name in :data:`SHIPPED`."""
+
+    shipped_name = ""
+
+    def __init__(self, deterministic: bool = True, seed: int | None = None, **kwargs: Any) -> None:
+        zip_name, algo = SHIPPED[self.shipped_name]
+        super().__init__(POLICY_DIR / zip_name, algo=algo, deterministic=deterministic, seed=seed, **kwargs)
+        self.name = self.shipped_name
+
+
+class PPOMemTab(_Shipped):
     """The shipped MemTab policy (``agents.make("ppo-memtab")``).
 
     Args:
@@ -46,10 +63,14 @@ class PPOMemTab(SB3Agent):
         **kwargs: further options of :class:`agents.sb3_policy.SB3Agent` (``device``).
     """
 
-    def __init__(self, deterministic: bool = True, seed: int | None = None, **kwargs: Any) -> None:
-        zip_name, algo = SHIPPED["ppo-memtab"]
-        super().__init__(POLICY_DIR / zip_name, algo=algo, deterministic=deterministic, seed=seed, **kwargs)
-        self.name = "ppo-memtab"
+    shipped_name = "ppo-memtab"
 
 
-__all__ = ["POLICY_DIR", "SHIPPED", "PPOMemTab", "shipped_path"]
+class PPOPelmanism(_Shipped):
+    """The shipped Pelmanism policy (``agents.make("ppo-pelmanism", game="pelmanism")``):
+    two players, perfect memory, standard deck. Arguments as :class:`PPOMemTab`."""
+
+    shipped_name = "ppo-pelmanism"
+
+
+__all__ = ["POLICY_DIR", "SHIPPED", "PPOMemTab", "PPOPelmanism", "shipped_path"]
