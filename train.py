@@ -92,7 +92,8 @@ class Config:
     (sb3-contrib, LSTM) and dqn."""
     policy: str = "mlp"
     """Network: mlp (SB3's MLP on the flat observation) or set (the position-equivariant
-    network of agents/set_policy.py; maskable_ppo and ppo only)."""
+    network of agents/set_policy.py; maskable_ppo and ppo; with recurrent_ppo it is the
+    features extractor in front of the LSTM, agents.set_policy.SetFeatures)."""
     device: str = "cpu"
     """PyTorch device."""
     torch_threads: int = 1
@@ -228,8 +229,8 @@ class Config:
         choice("vec_env", VEC_ENVS)
         choice("activation", ACTIVATIONS)
         choice("lr_schedule", LR_SCHEDULES)
-        if self.policy == "set" and self.algo not in ("maskable_ppo", "ppo"):
-            raise ConfigError("policy 'set' works with algo maskable_ppo or ppo")
+        if self.policy == "set" and self.algo == "dqn":
+            raise ConfigError("policy 'set' works with algo maskable_ppo, ppo or recurrent_ppo")
         try:
             parse_memory(self.memory)
             check_reward_scheme(self.reward)
@@ -766,15 +767,27 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
     ppo = dict(n_steps=cfg.n_steps, n_epochs=cfg.n_epochs, gae_lambda=cfg.gae_lambda,
                clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
                target_kl=cfg.target_kl, **common)
-    if cfg.policy == "set":
+    layout: dict[str, Any] | None = None
+    if cfg.policy == "set" and cfg.game != "memtab":  # MemTab's follows from the obs length
+        from agents.set_policy import token_layout
+
+        layout = token_layout(cfg.game, num_players=cfg.num_players, **cfg.env_options)
+    if cfg.policy == "set" and cfg.algo == "recurrent_ppo":
+        from agents.set_policy import SetFeatures
+
+        policy: Any = "MlpLstmPolicy"
+        kwargs: dict[str, Any] = dict(
+            net_arch=list(cfg.net_arch), activation_fn=activation, lstm_hidden_size=cfg.lstm_hidden_size,
+            features_extractor_class=SetFeatures,
+            features_extractor_kwargs=dict(dim=cfg.set_dim, layers=cfg.set_layers, layout=layout),
+        )
+    elif cfg.policy == "set":
         from agents.set_policy import MaskableMemTabSetPolicy, MemTabSetPolicy
 
-        policy: Any = MaskableMemTabSetPolicy if cfg.algo == "maskable_ppo" else MemTabSetPolicy
-        kwargs: dict[str, Any] = dict(set_dim=cfg.set_dim, set_layers=cfg.set_layers)
-        if cfg.game != "memtab":  # MemTab's layout follows from the observation length
-            from agents.set_policy import token_layout
-
-            kwargs["set_layout"] = token_layout(cfg.game, num_players=cfg.num_players, **cfg.env_options)
+        policy = MaskableMemTabSetPolicy if cfg.algo == "maskable_ppo" else MemTabSetPolicy
+        kwargs = dict(set_dim=cfg.set_dim, set_layers=cfg.set_layers)
+        if layout is not None:
+            kwargs["set_layout"] = layout
     elif cfg.algo == "recurrent_ppo":
         policy = "MlpLstmPolicy"
         kwargs = dict(net_arch=list(cfg.net_arch), activation_fn=activation,

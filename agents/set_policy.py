@@ -47,6 +47,7 @@ import torch as th
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
@@ -243,6 +244,33 @@ class MemTabSetNet(nn.Module):
         return self.value(th.cat([h.mean(dim=1), glob], dim=1))
 
 
+class SetFeatures(BaseFeaturesExtractor):
+    """The set network as a features extractor, for policies that put their own layers
+    after it (``recurrent_ppo`` with ``policy: set``: sb3-contrib's LSTM policy).
+
+    The features are the network's per-action scores (one per action, in action order)
+    followed by the mean token embedding, so the LSTM and the action head after it can
+    pass the position-wise scores through (a linear map suffices) while the LSTM carries
+    what the observation no longer shows.
+
+    Args:
+        observation_space: the flat observation's Box.
+        dim, layers: width and depth of the set network.
+        layout: a :func:`token_layout`; None: MemTab's for the observation length.
+    """
+
+    def __init__(self, observation_space: spaces.Box, dim: int = 32, layers: int = 3,
+                 layout: dict[str, Any] | None = None) -> None:
+        size = int(observation_space.shape[0])
+        net = MemTabSetNet(size, dim, layers, layout=layout)
+        super().__init__(observation_space, features_dim=net.latent_dim_pi + dim)
+        self.net = net
+
+    def forward(self, observations: th.Tensor) -> th.Tensor:
+        h, glob = self.net.trunk(observations)
+        return th.cat([self.net._logits(h, glob), h.mean(dim=1)], dim=1)
+
+
 class _SetPolicyMixin:
     """Replaces the MLP extractor by :class:`MemTabSetNet` and the action head by the
     identity (the trunk already gives one logit per position)."""
@@ -294,5 +322,5 @@ class MaskableMemTabSetPolicy(_SetPolicyMixin, MaskableActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
 
-__all__ = ["MaskableMemTabSetPolicy", "MemTabSetNet", "MemTabSetPolicy", "num_players_from_size",
-           "token_layout"]
+__all__ = ["MaskableMemTabSetPolicy", "MemTabSetNet", "MemTabSetPolicy", "SetFeatures",
+           "num_players_from_size", "token_layout"]

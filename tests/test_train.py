@@ -85,6 +85,17 @@ SMOKE = {
 }
 
 
+def test_smoke_run_recurrent_with_the_set_features(tmp_path: Path) -> None:
+    """recurrent_ppo with policy set: the set network as the LSTM policy's features
+    extractor; the saved model loads and plays through the evaluation."""
+    run_train([*SMOKE["recurrent_ppo"], *TINY, "--policy", "set", "--set_dim", "8"], tmp_path)
+    run = only_run(tmp_path)
+    report = json.loads((run / "eval.json").read_text())
+    check_eval(report, ["random", "greedy"], 4)
+    with zipfile.ZipFile(run / "model.zip") as zf:
+        assert "SetFeatures" in zf.read("data").decode()
+
+
 @pytest.mark.parametrize("algo", list(SMOKE))
 def test_smoke_run(algo: str, tmp_path: Path) -> None:
     proc = run_train([*SMOKE[algo], *TINY, "--algo", algo], tmp_path)

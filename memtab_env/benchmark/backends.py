@@ -166,7 +166,7 @@ class InProcessBackend(Backend):
         return results
 
 
-def _one_thread_per_worker() -> None:
+def one_thread_per_worker() -> None:
     """Worker initializer: each worker plays one game at a time, so a trained policy's
     PyTorch (and any OpenMP/BLAS pool) gets one thread; ``workers`` processes with a
     thread per core each would oversubscribe the machine (Ray does the same for its
@@ -192,7 +192,7 @@ class MultiprocessingBackend(Backend):
 
         results: list[list[dict[str, Any]] | None] = [None] * len(jobs)
         with ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
-                                 initializer=_one_thread_per_worker) as pool:
+                                 initializer=one_thread_per_worker) as pool:
             futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
             try:
                 for fut in as_completed(futures):

@@ -77,6 +77,9 @@ def _kwargs(text: str | None) -> dict[str, Any]:
 
 def evaluate_main(argv: Sequence[str]) -> int:
     """``memtab evaluate``: an agent on a track against its reference opponents."""
+    from memtab_env.benchmark.backends import one_thread_per_worker
+
+    one_thread_per_worker()  # this process plays games too (the in-process backend)
     from memtab_env.benchmark.evaluate import build_result, evaluate, resolve_agent, total_games
     from memtab_env.benchmark.results import read_record_file, save_result, write_record_file
 
@@ -199,6 +202,9 @@ def _parse_agents(text: str, game: str) -> list[AgentSpec]:
 
 def tournament_main(argv: Sequence[str]) -> int:
     """``memtab tournament``: round robin with seat rotation, openskill ratings, payoff matrix."""
+    from memtab_env.benchmark.backends import one_thread_per_worker
+
+    one_thread_per_worker()
     from rich.table import Table
 
     from memtab_env.benchmark.tournament import plot, tournament, tournament_jobs
