@@ -145,6 +145,10 @@ class Config:
     """Residual layers of the set policy."""
     lstm_hidden_size: int = 128
     """LSTM width of recurrent_ppo."""
+    obs_mask: bool = True
+    """recurrent_ppo on MemTab and Pelmanism: restrict the LSTM policy to the flips the
+    observation shows face down (agents/recurrent_policy.py), so it never sends an illegal
+    one; false: sb3-contrib's plain MlpLstmPolicy, illegal flips penalised."""
 
     # -- optimisation (PPO family; learning_rate, gamma and batch_size also for dqn) ---
     learning_rate: float = 3.0e-4
@@ -229,6 +233,9 @@ class Config:
         choice("vec_env", VEC_ENVS)
         choice("activation", ACTIVATIONS)
         choice("lr_schedule", LR_SCHEDULES)
+        if self.algo == "recurrent_ppo" and self.obs_mask and self.game not in ("memtab", "pelmanism"):
+            raise ConfigError(f"obs_mask works on MemTab-v0 and Pelmanism-v0, not {self.env_id}: "
+                              "set obs_mask: false (illegal actions are then penalised)")
         if self.policy == "set" and self.algo == "dqn":
             raise ConfigError("policy 'set' works with algo maskable_ppo, ppo or recurrent_ppo")
         try:
@@ -772,15 +779,20 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
         from agents.set_policy import token_layout
 
         layout = token_layout(cfg.game, num_players=cfg.num_players, **cfg.env_options)
-    if cfg.policy == "set" and cfg.algo == "recurrent_ppo":
-        from agents.set_policy import SetFeatures
-
+    if cfg.algo == "recurrent_ppo":
         policy: Any = "MlpLstmPolicy"
-        kwargs: dict[str, Any] = dict(
-            net_arch=list(cfg.net_arch), activation_fn=activation, lstm_hidden_size=cfg.lstm_hidden_size,
-            features_extractor_class=SetFeatures,
-            features_extractor_kwargs=dict(dim=cfg.set_dim, layers=cfg.set_layers, layout=layout),
-        )
+        kwargs: dict[str, Any] = dict(net_arch=list(cfg.net_arch), activation_fn=activation,
+                                      lstm_hidden_size=cfg.lstm_hidden_size)
+        if cfg.obs_mask:
+            from agents.recurrent_policy import ObsMaskedLstmPolicy, legal_status
+
+            policy = ObsMaskedLstmPolicy
+            kwargs["legal_status"] = legal_status(cfg.game, num_players=cfg.num_players, **cfg.env_options)
+        if cfg.policy == "set":
+            from agents.set_policy import SetFeatures
+
+            kwargs.update(features_extractor_class=SetFeatures, features_extractor_kwargs=dict(
+                dim=cfg.set_dim, layers=cfg.set_layers, layout=layout))
     elif cfg.policy == "set":
         from agents.set_policy import MaskableMemTabSetPolicy, MemTabSetPolicy
 
@@ -788,10 +800,6 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
         kwargs = dict(set_dim=cfg.set_dim, set_layers=cfg.set_layers)
         if layout is not None:
             kwargs["set_layout"] = layout
-    elif cfg.algo == "recurrent_ppo":
-        policy = "MlpLstmPolicy"
-        kwargs = dict(net_arch=list(cfg.net_arch), activation_fn=activation,
-                      lstm_hidden_size=cfg.lstm_hidden_size)
     else:
         policy = "MlpPolicy"
         kwargs = dict(net_arch=list(cfg.net_arch), activation_fn=activation)
