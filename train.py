@@ -793,6 +793,8 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
 
             kwargs.update(features_extractor_class=SetFeatures, features_extractor_kwargs=dict(
                 dim=cfg.set_dim, layers=cfg.set_layers, layout=layout))
+            if cfg.obs_mask:  # the set scores also reach the logits directly
+                kwargs["action_skip"] = True
     elif cfg.policy == "set":
         from agents.set_policy import MaskableMemTabSetPolicy, MemTabSetPolicy
 

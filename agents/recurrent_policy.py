@@ -55,17 +55,30 @@ class ObsMaskedLstmPolicy(RecurrentActorCriticPolicy):
     """sb3-contrib's ``MlpLstmPolicy`` restricted to the flips the observation shows face
     down (see the module docstring).
 
+    With ``action_skip=True`` (needs the set features extractor,
+    :class:`agents.set_policy.SetFeatures`) the action logits are the set network's
+    per-action scores of the current observation *plus* the LSTM head's logits: the
+    position-wise skill (take a pair the observation shows) does not have to pass through
+    the LSTM, which only has to add what memory knows.
+
     Args:
         legal_status: :func:`legal_status` of the game.
+        action_skip: add the features extractor's per-action scores to the logits.
         *args, **kwargs: those of ``RecurrentActorCriticPolicy``.
     """
 
-    def __init__(self, *args: Any, legal_status: list[int] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, legal_status: list[int] | None = None, action_skip: bool = False,
+                 **kwargs: Any) -> None:
         if legal_status is None:
             raise ValueError("ObsMaskedLstmPolicy needs legal_status (see legal_status())")
         self.legal_status = list(legal_status)
+        self.action_skip = bool(action_skip)
         self._legal: th.Tensor | None = None
         super().__init__(*args, **kwargs)
+        if self.action_skip and not hasattr(self.features_extractor, "net"):
+            raise ValueError("action_skip needs the set features extractor (policy: set)")
+        if self.action_skip and not self.share_features_extractor:
+            raise ValueError("action_skip needs a shared features extractor")
 
     def _set_legal(self, obs: th.Tensor) -> None:
         """Read the legal flips of ``obs`` (preprocessed, (B, size)) for the next
@@ -88,6 +101,11 @@ class ObsMaskedLstmPolicy(RecurrentActorCriticPolicy):
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> Distribution:
         logits = self.action_net(latent_pi)
+        if self.action_skip:  # the scores of the observations just passed through the extractor
+            scores = self.features_extractor.scores
+            if scores.shape != logits.shape:
+                raise RuntimeError("the set scores of the current observations are missing")
+            logits = logits + scores
         if self._legal is None or self._legal.shape != logits.shape:
             raise RuntimeError("the legal mask of the current observations is missing")
         logits = th.where(self._legal, logits, th.full_like(logits, MASKED_LOGIT))
@@ -95,7 +113,7 @@ class ObsMaskedLstmPolicy(RecurrentActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
-        data.update(legal_status=self.legal_status)
+        data.update(legal_status=self.legal_status, action_skip=self.action_skip)
         return data
 
 

@@ -268,7 +268,10 @@ class SetFeatures(BaseFeaturesExtractor):
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
         h, glob = self.net.trunk(observations)
-        return th.cat([self.net._logits(h, glob), h.mean(dim=1)], dim=1)
+        #: the per-action scores of the latest call (read by a policy with a skip path,
+        #: agents.recurrent_policy.ObsMaskedLstmPolicy with action_skip=True)
+        self.scores = self.net._logits(h, glob)
+        return th.cat([self.scores, h.mean(dim=1)], dim=1)
 
 
 class _SetPolicyMixin:
