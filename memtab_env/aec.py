@@ -98,6 +98,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self._num_actions = info.num_actions
         self._max_game_length = info.max_game_length
         self._seed_stream: np.random.Generator | None = None
+        self._stream_seed: int | None = None  # None: fresh entropy
         self.state: Any = None
         self.game_seed: int | None = None
 
@@ -124,11 +125,13 @@ class MemoryGameEnv(AECEnv, EzPickle):
 
             gymnasium.logger.warn(f"ignoring unknown reset option(s) {unknown}; known: ['layout']")
         if seed is not None:
-            self._seed_stream = np.random.default_rng(seed)
+            # the stream of the following games' seeds is made when first needed (a reset
+            # without seed): the same draws, without its cost on every seeded reset
+            self._seed_stream, self._stream_seed = None, seed
             game_seed = int(seed)
         else:
             if self._seed_stream is None:
-                self._seed_stream = np.random.default_rng()
+                self._seed_stream = np.random.default_rng(self._stream_seed)
             game_seed = int(self._seed_stream.integers(_SEED_BOUND))
         self.game_seed = game_seed
         self.np_random = np.random.default_rng(game_seed)
@@ -138,7 +141,8 @@ class MemoryGameEnv(AECEnv, EzPickle):
         else:
             self.state = self.game.new_game(self.np_random)
             self._layout_given = False
-        self.memory.reset(np.random.SeedSequence(game_seed).spawn(2)[1])
+        # only decay draws from its seeded streams (spawned from the game's seed)
+        self.memory.reset(np.random.SeedSequence(game_seed).spawn(2)[1] if self.memory.random else None)
         self._transitions: list[Transition] = []
         self._rewards_set = False
         self._illegal: dict[str, Any] | None = None

@@ -110,6 +110,11 @@ class Memory:
         self.num_positions = num_positions
         self.reset(seed)
 
+    @property
+    def random(self) -> bool:
+        """Whether this model draws from its seeded streams (``decay`` only)."""
+        return self.spec.kind == "decay"
+
     def reset(self, seed: int | np.random.SeedSequence | None = None) -> None:
         """Forget everything; ``seed`` seeds the per-observer forgetting streams (decay)."""
         n, p = self.num_observers, self.num_positions
