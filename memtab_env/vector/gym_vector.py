@@ -39,7 +39,7 @@ turn again or the game is over.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -47,14 +47,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
 from memtab_env.games.memtab import NUM_POSITIONS
+from memtab_env.gym_env import ILLEGAL_MODES
 from memtab_env.registry import game_spec
 from memtab_env.vector import kernels as kn
 from memtab_env.vector.engine import BatchedMemTab, seed_array
 
-ILLEGAL_MODES = ("penalty", "raise")
 
-
-def _opponent_codes(opponents: Any, count: int) -> np.ndarray:
+def _opponent_codes(opponents: Any, count: int, env_id: str) -> np.ndarray:
     """Policy code of the seat ``k`` places after the learner at index ``k`` (index 0, the
     learner itself, is unused)."""
     if isinstance(opponents, str):
@@ -75,62 +74,59 @@ def _opponent_codes(opponents: Any, count: int) -> np.ndarray:
         if not isinstance(name, str) or name not in kn.OPPONENT_CODES:
             raise InvalidOptionError(
                 f"the vector env steps only vectorised opponents {sorted(kn.OPPONENT_CODES)}; "
-                f"got {name!r} (use gymnasium.make('MemTab-v0') for other agents)"
+                f"got {name!r} (use gymnasium.make({env_id!r}) for other agents)"
             )
         codes[k] = kn.OPPONENT_CODES[name]
     return codes
 
 
-class MemTabVectorEnv(VectorEnv):
-    """B single-agent MemTab games stepped together; see the module docstring.
+class BatchedVectorView(VectorEnv):
+    """What the batched single-agent views share (:class:`MemTabVectorEnv`,
+    :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv`): option checks, spaces,
+    buffers, the Gymnasium ``reset``/``step`` around the game's compiled kernels, infos,
+    same-step auto-reset and ``final_info``.
 
-    Args:
-        num_envs: B.
-        game: must be ``"memtab"`` (the registration passes it).
-        opponents: ``"random"``, ``"greedy"``, or one of those per other seat in seat order
-            after the learner.
-        learner_seat: the learner's seat, or ``"random"`` (drawn per episode).
-        memory: memory model of the learner's observation (``"perfect"``, ``"none"``,
-            ``"decay:p"``, ``"window:k"``).
-        reward: ``"win"``, ``"score"`` or ``"turns"``.
-        obs_mode: ``"flat"`` (the only mode of the vector env).
-        illegal_action: ``"penalty"`` or ``"raise"``.
-        illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
-        max_episode_steps: learner steps before truncation (``None``: never).
-        copy: return fresh observation arrays each step (default, as Gymnasium's vector
-            envs); ``False`` returns a buffer that the next step overwrites.
-        parallel: threads that step the games: ``None`` (every core from 2048 games on),
-            ``True``, ``False`` or a number (as :class:`BatchedMemTab`).
-        render_mode: must be ``None`` (render a game with :meth:`get_state` and
-            :mod:`memtab_env.render`).
-        **game_options: ``num_players`` (1..6), ``first_player``.
+    A subclass names its game, engine and kernels module (with ``venv_reset_range``,
+    ``venv_step_range`` and ``SEAT``) and gives the kernels' arguments
+    (:meth:`_reset_args`, :meth:`_step_args`); see the subclasses for the options.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    #: the game's short name and the class the error messages name
+    game_name: ClassVar[str]
+    #: the game options the engine takes
+    game_options: ClassVar[tuple[str, ...]]
+    #: what to render a game with (error message)
+    render_hint: ClassVar[str]
+    #: the module of the game's vector kernels
+    kernels: ClassVar[Any]
 
     def __init__(
         self,
-        num_envs: int = 1,
-        game: str = "memtab",
-        opponents: Any = "random",
-        learner_seat: int | str = 0,
-        memory: str = "perfect",
-        reward: str = "win",
-        obs_mode: str = "flat",
-        illegal_action: str = "penalty",
-        illegal_penalty: float = -0.1,
-        max_episode_steps: int | None = 250,
-        copy: bool = True,
-        parallel: bool | int | None = None,
-        render_mode: str | None = None,
-        **game_options: Any,
+        num_envs: int,
+        game: str,
+        opponents: Any,
+        learner_seat: int | str,
+        memory: str,
+        reward: str,
+        obs_mode: str,
+        illegal_action: str,
+        illegal_penalty: float,
+        max_episode_steps: int | None,
+        copy: bool,
+        parallel: bool | int | None,
+        render_mode: str | None,
+        game_options: dict[str, Any],
     ) -> None:
-        if game_spec(game).name != "memtab":
-            raise InvalidOptionError(f"the batched engine plays MemTab only, got game={game!r}")
-        unknown = sorted(set(game_options) - {"num_players", "first_player"})
+        spec = game_spec(game)
+        if spec.name != self.game_name:
+            raise InvalidOptionError(
+                f"{type(self).__name__} plays {self.game_name} only, got game={game!r}"
+            )
+        unknown = sorted(set(game_options) - set(self.game_options))
         if unknown:
             raise InvalidOptionError(
-                f"unknown option(s) {unknown}; allowed game options: ['first_player', 'num_players']"
+                f"unknown option(s) {unknown}; allowed game options: {sorted(self.game_options)}"
             )
         if obs_mode != "flat":
             raise InvalidOptionError(
@@ -143,11 +139,9 @@ class MemTabVectorEnv(VectorEnv):
             )
         if render_mode is not None:
             raise InvalidOptionError(
-                "the vector env does not render; use get_state(i) with memtab_env.render"
+                f"the vector env does not render; use get_state(i) with {self.render_hint}"
             )
-        self.engine = BatchedMemTab(
-            num_envs, memory=memory, reward=reward, parallel=parallel, **game_options
-        )
+        self.engine = self._make_engine(num_envs, memory, reward, parallel, game_options)
         eng = self.engine
         n = eng.num_players
         if learner_seat == "random":
@@ -162,6 +156,7 @@ class MemTabVectorEnv(VectorEnv):
             raise InvalidOptionError(
                 f"learner_seat must be 'random' or an integer in [0, {n - 1}], got {learner_seat!r}"
             )
+        self._check_learner_gets_a_turn()
         if max_episode_steps is not None and (
             isinstance(max_episode_steps, bool)
             or not isinstance(max_episode_steps, (int, np.integer))
@@ -173,7 +168,7 @@ class MemTabVectorEnv(VectorEnv):
         self.num_envs = eng.num_envs
         self.learner_seat_option = learner_seat
         self.opponents = opponents
-        self._opponents = _opponent_codes(opponents, n - 1)
+        self._opponents = _opponent_codes(opponents, n - 1, spec.env_id)
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.max_episode_steps = max_episode_steps
@@ -182,21 +177,22 @@ class MemTabVectorEnv(VectorEnv):
         self.render_mode = None
 
         enc = eng.encoder
+        p = self.num_positions
         self.single_observation_space = spaces.Box(
             low=enc.low.astype(np.float32), high=enc.high.astype(np.float32), dtype=np.float32
         )
-        self.single_action_space = spaces.Discrete(NUM_POSITIONS)
+        self.single_action_space = spaces.Discrete(p)
         b, d = self.num_envs, enc.size
         self.observation_space = spaces.Box(
             low=np.tile(self.single_observation_space.low, (b, 1)),
             high=np.tile(self.single_observation_space.high, (b, 1)),
             dtype=np.float32,
         )
-        self.action_space = spaces.MultiDiscrete(np.full(b, NUM_POSITIONS, dtype=np.int64))
+        self.action_space = spaces.MultiDiscrete(np.full(b, p, dtype=np.int64))
 
         self._obs = np.zeros((b, d), dtype=np.float32)
         self._final_obs = np.zeros((b, d), dtype=np.float32)
-        self._masks = np.zeros((b, NUM_POSITIONS), dtype=np.int8)
+        self._masks = np.zeros((b, p), dtype=np.int8)
         self._steps = np.zeros(b, dtype=np.int64)
         self._rewards = np.zeros(b, dtype=np.float64)
         self._terminated = np.zeros(b, dtype=bool)
@@ -206,9 +202,36 @@ class MemTabVectorEnv(VectorEnv):
         self._final_bits = np.zeros(b, dtype=np.int64)
         self._final_seed = np.zeros(b, dtype=np.uint64)
         self._final_seat = np.zeros(b, dtype=np.int64)
+        self._final_turns = np.zeros(b, dtype=np.int64)
         self._final_flips = np.zeros(b, dtype=np.int64)
         self._actions = np.zeros(b, dtype=np.int64)
         self._has_reset = False
+
+    # -- what a game gives -------------------------------------------------------------
+    def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
+                     game_options: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    @property
+    def num_positions(self) -> int:
+        """P: the learner's actions (flip positions)."""
+        return int(self.engine.num_positions)
+
+    def _check_learner_gets_a_turn(self) -> None:
+        """Refuse options under which the learner never plays (none by default)."""
+
+    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def _first_illegal(self, acts: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def _final_extra(self) -> dict[str, np.ndarray]:
+        """Game-specific ``final_info`` entries."""
+        return {}
 
     # -- Gymnasium VectorEnv API ------------------------------------------------------
     def reset(
@@ -222,13 +245,8 @@ class MemTabVectorEnv(VectorEnv):
         if options:
             raise InvalidOptionError(f"the vector env takes no reset options, got {sorted(options)}")
         eng = self.engine
-        seeds = seed_array(seed, self.num_envs)
-        args = (
-            eng.state, eng.rng, seeds, self._steps, self._obs, self._masks, self._seat_mode,
-            self._opponents, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
-            eng._window,
-        )  # fmt: skip
-        eng.run(kn.venv_reset_range, self.num_envs, *args)
+        eng.run(self.kernels.venv_reset_range, self.num_envs,
+                *self._reset_args(seed_array(seed, self.num_envs)))
         eng._has_reset = True
         eng._masks_fresh = False
         self._has_reset = True
@@ -251,23 +269,16 @@ class MemTabVectorEnv(VectorEnv):
         acts = self._actions
         np.copyto(acts, a, casting="unsafe")
         if self.illegal_action == "raise":
-            bad = kn.venv_first_illegal(eng.state, acts)
+            bad = self._first_illegal(acts)
             if bad >= 0:
                 legal = np.flatnonzero(self._masks[bad]).tolist()
                 raise IllegalActionError(
-                    f"env {bad}: cannot flip position {int(a[bad])}; face-down positions that "
-                    f"may be flipped: {legal}. No game was changed."
+                    f"env {bad}: cannot flip position {int(a[bad])} (positions are "
+                    f"0..{self.num_positions - 1}); face-down positions that may be flipped: "
+                    f"{legal}. No game was changed."
                 )
         obs = np.empty_like(self._obs) if self.copy else self._obs
-        args = (
-            eng.state, eng.rng, acts, self._steps, obs, self._masks, self._rewards,
-            self._terminated, self._truncated, self._illegal, self._final_obs,
-            self._final_scores, self._final_bits, self._final_seed, self._final_seat,
-            self._final_flips, self._seat_mode, self._opponents, self._max_steps,
-            self.illegal_penalty, eng._scheme, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
-            eng._window,
-        )  # fmt: skip
-        eng.run(kn.venv_step_range, self.num_envs, *args)
+        eng.run(self.kernels.venv_step_range, self.num_envs, *self._step_args(acts, obs))
         eng._masks_fresh = False
         if not self.copy:
             self._obs = obs
@@ -307,7 +318,7 @@ class MemTabVectorEnv(VectorEnv):
         final_info = {
             "scores": self._final_scores.astype(np.int64),
             "winners": (bits & 1).astype(bool) & self._terminated[:, None],
-            "instant_win": (self._final_bits & 1).astype(bool),
+            **self._final_extra(),
             "learner_seat": self._final_seat.copy(),
             "game_seed": self._final_seed.copy(),
             "flips": self._final_flips.copy(),
@@ -320,16 +331,16 @@ class MemTabVectorEnv(VectorEnv):
         info["_final_info"] = done.copy()
 
     def action_masks(self) -> np.ndarray:
-        """(B, 28) int8: the learner's legal flips in every game (a fresh array)."""
+        """(B, P) int8: the learner's legal flips in every game (a fresh array)."""
         return self._masks.copy()
 
     @property
     def learner_seats(self) -> np.ndarray:
         """(B,) the learner's seat in each game."""
-        return self.engine.state[:, kn.SEAT].astype(np.int64)
+        return self.engine.state[:, self.kernels.SEAT].astype(np.int64)
 
     def get_state(self, i: int) -> Any:
-        """Game ``i`` as a scalar :class:`~memtab_env.games.memtab.MemTabState`."""
+        """Game ``i`` as a scalar state of the game's engine."""
         return self.engine.get_state(i)
 
     @property
@@ -340,3 +351,88 @@ class MemTabVectorEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         """Stops the engine's worker threads."""
         self.engine.close()
+
+
+class MemTabVectorEnv(BatchedVectorView):
+    """B single-agent MemTab games stepped together; see the module docstring.
+
+    Args:
+        num_envs: B.
+        game: must be ``"memtab"`` (the registration passes it).
+        opponents: ``"random"``, ``"greedy"``, or one of those per other seat in seat order
+            after the learner.
+        learner_seat: the learner's seat, or ``"random"`` (drawn per episode).
+        memory: memory model of the learner's observation (``"perfect"``, ``"none"``,
+            ``"decay:p"``, ``"window:k"``).
+        reward: ``"win"``, ``"score"`` or ``"turns"``.
+        obs_mode: ``"flat"`` (the only mode of the vector env).
+        illegal_action: ``"penalty"`` or ``"raise"``.
+        illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
+        max_episode_steps: learner steps before truncation (``None``: never).
+        copy: return fresh observation arrays each step (default, as Gymnasium's vector
+            envs); ``False`` returns a buffer that the next step overwrites.
+        parallel: threads that step the games: ``None`` (every core from 2048 games on),
+            ``True``, ``False`` or a number (as :class:`BatchedMemTab`).
+        render_mode: must be ``None`` (render a game with :meth:`get_state` and
+            :mod:`memtab_env.render`).
+        **game_options: ``num_players`` (1..6), ``first_player``.
+    """
+
+    game_name = "memtab"
+    game_options = ("first_player", "num_players")
+    render_hint = "memtab_env.render"
+    kernels = kn
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        game: str = "memtab",
+        opponents: Any = "random",
+        learner_seat: int | str = 0,
+        memory: str = "perfect",
+        reward: str = "win",
+        obs_mode: str = "flat",
+        illegal_action: str = "penalty",
+        illegal_penalty: float = -0.1,
+        max_episode_steps: int | None = 250,
+        copy: bool = True,
+        parallel: bool | int | None = None,
+        render_mode: str | None = None,
+        **game_options: Any,
+    ) -> None:
+        super().__init__(num_envs, game, opponents, learner_seat, memory, reward, obs_mode,
+                         illegal_action, illegal_penalty, max_episode_steps, copy, parallel,
+                         render_mode, game_options)
+
+    def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
+                     game_options: dict[str, Any]) -> BatchedMemTab:
+        return BatchedMemTab(num_envs, memory=memory, reward=reward, parallel=parallel, **game_options)
+
+    @property
+    def num_positions(self) -> int:
+        return NUM_POSITIONS
+
+    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
+        eng = self.engine
+        return (
+            eng.state, eng.rng, seeds, self._steps, self._obs, self._masks, self._seat_mode,
+            self._opponents, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
+            eng._window,
+        )  # fmt: skip
+
+    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
+        eng = self.engine
+        return (
+            eng.state, eng.rng, acts, self._steps, obs, self._masks, self._rewards,
+            self._terminated, self._truncated, self._illegal, self._final_obs,
+            self._final_scores, self._final_bits, self._final_seed, self._final_seat,
+            self._final_flips, self._seat_mode, self._opponents, self._max_steps,
+            self.illegal_penalty, eng._scheme, eng.num_players, eng.first_player, eng._p_forget,
+            eng._mem, eng._window,
+        )  # fmt: skip
+
+    def _first_illegal(self, acts: np.ndarray) -> int:
+        return int(kn.venv_first_illegal(self.engine.state, acts))
+
+    def _final_extra(self) -> dict[str, np.ndarray]:
+        return {"instant_win": (self._final_bits & 1).astype(bool)}

@@ -46,56 +46,23 @@ turn again or the game has ended.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
+from memtab_env.errors import InvalidOptionError
 from memtab_env.games.pelmanism import PelmanismState
-from memtab_env.registry import GAMES, game_spec
-from memtab_env.vector import kernels as kn
+from memtab_env.registry import GAMES
 from memtab_env.vector import pelmanism_kernels as pk
-from memtab_env.vector.engine import seed_array
+from memtab_env.vector.gym_vector import BatchedVectorView
 from memtab_env.vector.pelmanism import BatchedPelmanism
 
-ILLEGAL_MODES = ("penalty", "raise")
 GAME_OPTIONS = ("deck", "first_player", "max_turns", "num_players")
 #: learner steps before truncation: the registration's (``gymnasium.make`` uses the same)
 DEFAULT_MAX_EPISODE_STEPS = GAMES["pelmanism"].max_episode_steps
 
 
-def _opponent_codes(opponents: Any, count: int) -> np.ndarray:
-    """Policy code of the seat ``k`` places after the learner at index ``k`` (index 0, the
-    learner itself, is unused)."""
-    allowed = sorted(kn.OPPONENT_CODES)
-    if isinstance(opponents, str):
-        names = [opponents] * count
-    elif isinstance(opponents, Sequence):
-        names = list(opponents)
-        if len(names) != count:
-            raise InvalidOptionError(
-                f"opponents: {count} other seat(s) need {count} opponent(s), got {len(names)}"
-            )
-    else:
-        raise InvalidOptionError(
-            f"opponents must be one of {allowed} or a sequence of them "
-            f"(one per other seat, in seat order after the learner); got {opponents!r}"
-        )
-    codes = np.zeros(count + 1, dtype=np.int64)
-    for k, name in enumerate(names, start=1):
-        if not isinstance(name, str) or name not in kn.OPPONENT_CODES:
-            raise InvalidOptionError(
-                f"the vector env steps only vectorised opponents {allowed}; got {name!r} "
-                "(use gymnasium.make('Pelmanism-v0') for other agents)"
-            )
-        codes[k] = kn.OPPONENT_CODES[name]
-    return codes
-
-
-class PelmanismVectorEnv(VectorEnv):
+class PelmanismVectorEnv(BatchedVectorView):
     """B single-agent Pelmanism games stepped together; see the module docstring.
 
     Args:
@@ -121,7 +88,10 @@ class PelmanismVectorEnv(VectorEnv):
         **game_options: ``deck``, ``num_players`` (1..6), ``first_player``, ``max_turns``.
     """
 
-    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    game_name = "pelmanism"
+    game_options = GAME_OPTIONS
+    render_hint = "memtab_env.render_pelmanism"
+    kernels = pk
 
     def __init__(
         self,
@@ -140,96 +110,14 @@ class PelmanismVectorEnv(VectorEnv):
         render_mode: str | None = None,
         **game_options: Any,
     ) -> None:
-        if game_spec(game).name != "pelmanism":
-            raise InvalidOptionError(
-                f"PelmanismVectorEnv plays Pelmanism only, got game={game!r} "
-                "(MemTab: memtab_env.vector.MemTabVectorEnv)"
-            )
-        unknown = sorted(set(game_options) - set(GAME_OPTIONS))
-        if unknown:
-            raise InvalidOptionError(
-                f"unknown option(s) {unknown}; allowed game options: {list(GAME_OPTIONS)}"
-            )
-        if obs_mode != "flat":
-            raise InvalidOptionError(
-                f"obs_mode {obs_mode!r}: the vector env has the flat observation only "
-                "(masks come from action_masks() and info['action_mask'])"
-            )
-        if illegal_action not in ILLEGAL_MODES:
-            raise InvalidOptionError(
-                f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}"
-            )
-        if render_mode is not None:
-            raise InvalidOptionError(
-                "the vector env does not render; use get_state(i) with memtab_env.render_pelmanism"
-            )
-        self.engine = BatchedPelmanism(
-            num_envs, memory=memory, reward=reward, parallel=parallel, **game_options
-        )
-        eng = self.engine
-        n = eng.num_players
-        if learner_seat == "random":
-            self._seat_mode = -1
-        elif (
-            isinstance(learner_seat, (int, np.integer))
-            and not isinstance(learner_seat, bool)
-            and 0 <= int(learner_seat) < n
-        ):
-            self._seat_mode = int(learner_seat)
-        else:
-            raise InvalidOptionError(
-                f"learner_seat must be 'random' or an integer in [0, {n - 1}], got {learner_seat!r}"
-            )
-        self._check_learner_gets_a_turn()
-        if max_episode_steps is not None and (
-            isinstance(max_episode_steps, bool)
-            or not isinstance(max_episode_steps, (int, np.integer))
-            or max_episode_steps < 1
-        ):
-            raise InvalidOptionError(
-                f"max_episode_steps must be a positive integer or None, got {max_episode_steps!r}"
-            )
-        self.num_envs = eng.num_envs
-        self.learner_seat_option = learner_seat
-        self.opponents = opponents
-        self._opponents = _opponent_codes(opponents, n - 1)
-        self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
-        self.max_episode_steps = max_episode_steps
-        self._max_steps = int(max_episode_steps) if max_episode_steps is not None else 2**62
-        self.copy = bool(copy)
-        self.render_mode = None
+        super().__init__(num_envs, game, opponents, learner_seat, memory, reward, obs_mode,
+                         illegal_action, illegal_penalty, max_episode_steps, copy, parallel,
+                         render_mode, game_options)
 
-        enc = eng.encoder
-        p = eng.num_positions
-        self.single_observation_space = spaces.Box(
-            low=enc.low.astype(np.float32), high=enc.high.astype(np.float32), dtype=np.float32
-        )
-        self.single_action_space = spaces.Discrete(p)
-        b, d = self.num_envs, enc.size
-        self.observation_space = spaces.Box(
-            low=np.tile(self.single_observation_space.low, (b, 1)),
-            high=np.tile(self.single_observation_space.high, (b, 1)),
-            dtype=np.float32,
-        )
-        self.action_space = spaces.MultiDiscrete(np.full(b, p, dtype=np.int64))
-
-        self._obs = np.zeros((b, d), dtype=np.float32)
-        self._final_obs = np.zeros((b, d), dtype=np.float32)
-        self._masks = np.zeros((b, p), dtype=np.int8)
-        self._steps = np.zeros(b, dtype=np.int64)
-        self._rewards = np.zeros(b, dtype=np.float64)
-        self._terminated = np.zeros(b, dtype=bool)
-        self._truncated = np.zeros(b, dtype=bool)
-        self._illegal = np.zeros(b, dtype=bool)
-        self._final_scores = np.zeros((b, n), dtype=np.int8)
-        self._final_bits = np.zeros(b, dtype=np.int64)
-        self._final_seed = np.zeros(b, dtype=np.uint64)
-        self._final_seat = np.zeros(b, dtype=np.int64)
-        self._final_turns = np.zeros(b, dtype=np.int64)
-        self._final_flips = np.zeros(b, dtype=np.int64)
-        self._actions = np.zeros(b, dtype=np.int64)
-        self._has_reset = False
+    def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
+                     game_options: dict[str, Any]) -> BatchedPelmanism:
+        return BatchedPelmanism(num_envs, memory=memory, reward=reward, parallel=parallel,
+                                **game_options)
 
     def _check_learner_gets_a_turn(self) -> None:
         """Refuse a fixed learner seat that no deal ever lets play (the kernels would deal
@@ -252,58 +140,18 @@ class PelmanismVectorEnv(VectorEnv):
                 f"{before}, or learner_seat 'random'"
             )
 
-    # -- Gymnasium VectorEnv API ------------------------------------------------------
-    def reset(
-        self,
-        *,
-        seed: int | Sequence[int] | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Reset every game: ``seed`` ``None``, an int (game ``i`` gets ``seed + i``) or one
-        seed per game. No ``options`` are supported."""
-        if options:
-            raise InvalidOptionError(f"the vector env takes no reset options, got {sorted(options)}")
+    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
-        seeds = seed_array(seed, self.num_envs)
-        args = (
+        return (
             eng.state, eng.times, eng.rng, seeds, self._steps, self._obs, self._masks,
             self._seat_mode, self._opponents, eng._cards, eng._card_kind, eng.num_kinds,
             eng.num_players, eng.first_player, eng._p_forget, eng._mem, eng._window,
             eng._max_turns, eng.max_flips,
         )  # fmt: skip
-        eng.run(pk.venv_reset_range, self.num_envs, *args)
-        eng._has_reset = True
-        eng._masks_fresh = False
-        self._has_reset = True
-        obs = self._obs.copy() if self.copy else self._obs
-        return obs, self._step_info()
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One learner flip in every game (then its opponents); same-step auto-reset."""
-        if not self._has_reset:
-            raise MemTabError("call reset() before step()")
+    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be an integer array of shape ({self.num_envs},), "
-                f"got {a.dtype} {a.shape}"
-            )
-        acts = self._actions
-        np.copyto(acts, a, casting="unsafe")
-        if self.illegal_action == "raise":
-            bad = pk.venv_first_illegal(eng.state, acts, eng.num_positions)
-            if bad >= 0:
-                legal = np.flatnonzero(self._masks[bad]).tolist()
-                raise IllegalActionError(
-                    f"env {bad}: cannot flip position {int(a[bad])} (positions are "
-                    f"0..{eng.num_positions - 1}); face-down positions that may be flipped: "
-                    f"{legal}. No game was changed."
-                )
-        obs = np.empty_like(self._obs) if self.copy else self._obs
-        args = (
+        return (
             eng.state, eng.times, eng.rng, acts, self._steps, obs, self._masks, self._rewards,
             self._terminated, self._truncated, self._illegal, self._final_obs,
             self._final_scores, self._final_bits, self._final_seed, self._final_seat,
@@ -312,76 +160,13 @@ class PelmanismVectorEnv(VectorEnv):
             eng.num_kinds, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
             eng._window, eng._max_turns, eng.max_flips,
         )  # fmt: skip
-        eng.run(pk.venv_step_range, self.num_envs, *args)
-        eng._masks_fresh = False
-        if not self.copy:
-            self._obs = obs
-        info = self._step_info()
-        info["illegal_action"] = self._illegal.copy()
-        info["_illegal_action"] = np.ones(self.num_envs, dtype=bool)
-        done = self._terminated | self._truncated
-        if done.any():
-            self._add_final(info, done)
-        return (
-            obs,
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            info,
-        )
 
-    def _step_info(self) -> dict[str, Any]:
-        every = np.ones(self.num_envs, dtype=bool)
-        return {
-            "action_mask": self._masks.copy(),
-            "_action_mask": every,
-            "learner_seat": self.learner_seats,
-            "_learner_seat": every.copy(),
-        }
+    def _first_illegal(self, acts: np.ndarray) -> int:
+        return int(pk.venv_first_illegal(self.engine.state, acts, self.engine.num_positions))
 
-    def _add_final(self, info: dict[str, Any], done: np.ndarray) -> None:
-        """``final_obs`` (object array of rows, as Gymnasium's SyncVectorEnv) and
-        ``final_info`` (arrays with ``_key`` masks) of the episodes that ended."""
-        idx = np.flatnonzero(done)
-        final_obs = np.full(self.num_envs, None, dtype=object)
-        rows = self._final_obs[idx]  # one copy of the finished rows
-        for j, i in enumerate(idx.tolist()):
-            final_obs[i] = rows[j]
-        n = self.engine.num_players
-        bits = self._final_bits[:, None] >> (1 + np.arange(n))
-        final_info = {
-            "scores": self._final_scores.astype(np.int64),
-            "winners": (bits & 1).astype(bool) & self._terminated[:, None],
-            "learner_seat": self._final_seat.copy(),
-            "game_seed": self._final_seed.copy(),
-            "turns": self._final_turns.copy(),
-            "flips": self._final_flips.copy(),
-        }
-        for key in list(final_info):
-            final_info["_" + key] = done.copy()
-        info["final_obs"] = final_obs
-        info["_final_obs"] = done.copy()
-        info["final_info"] = final_info
-        info["_final_info"] = done.copy()
-
-    def action_masks(self) -> np.ndarray:
-        """(B, P) int8: the learner's legal flips in every game (a fresh array)."""
-        return self._masks.copy()
-
-    @property
-    def learner_seats(self) -> np.ndarray:
-        """(B,) the learner's seat in each game."""
-        return self.engine.state[:, pk.SEAT].astype(np.int64)
+    def _final_extra(self) -> dict[str, np.ndarray]:
+        return {"turns": self._final_turns.copy()}
 
     def get_state(self, i: int) -> PelmanismState:
         """Game ``i`` as a scalar :class:`~memtab_env.games.pelmanism.PelmanismState`."""
         return self.engine.get_state(i)
-
-    @property
-    def game_seeds(self) -> np.ndarray:
-        """(B,) game seed of the game in each slot (replays it in the AEC env)."""
-        return self.engine.game_seed.copy()
-
-    def close_extras(self, **kwargs: Any) -> None:
-        """Stops the engine's worker threads."""
-        self.engine.close()
