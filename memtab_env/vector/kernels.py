@@ -51,6 +51,8 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -796,24 +798,25 @@ def venv_step_range(
         learner_view(st, i, obs, masks, n, mem, window)
 
 
-def _invalidate_stale_cache() -> None:
-    """Drop this module's cached kernels when the code they compile in has changed.
+def invalidate_stale_cache(namespace: dict[str, Any], modules: Sequence[Any], stamp_name: str) -> None:
+    """Drop the cached kernels of a module (its ``globals()``, ``namespace``) when code
+    they compile in has changed.
 
-    numba checks a cached function against its own source file only, but these kernels
-    carry ``memtab_kernels.step`` (inlined) and :mod:`memtab_env.vector.rng`: after an
-    edit of either, the cache would still serve the old rules. A digest of both sources
-    is kept beside the cache; a different digest empties every kernel's cache index.
+    numba checks a cached function against its own source file only, but the vector
+    kernels carry functions of other modules compiled into them (``memtab_kernels.step``
+    inlined, :mod:`memtab_env.vector.rng`, the scalar engines' constants): after an edit
+    of one of those, the cache would still serve old code. A digest of the ``modules``'
+    sources is kept beside the cache (file ``stamp_name``); a different digest empties
+    every kernel's cache index.
     """
-    digest = hashlib.sha256(
-        (inspect.getsource(mk) + inspect.getsource(_rng_module)).encode()
-    ).hexdigest()
+    digest = hashlib.sha256("".join(inspect.getsource(m) for m in modules).encode()).hexdigest()
     kernels = [
-        f for f in globals().values()
+        f for f in namespace.values()
         if isinstance(f, Dispatcher) and hasattr(f._cache, "cache_path")
     ]  # fmt: skip
     if not kernels:
         return
-    stamp = os.path.join(kernels[0]._cache.cache_path, "memtab_vector_kernels.deps")
+    stamp = os.path.join(kernels[0]._cache.cache_path, stamp_name)
     try:
         with open(stamp, encoding="ascii") as fh:
             if fh.read() == digest:
@@ -829,4 +832,4 @@ def _invalidate_stale_cache() -> None:
         pass
 
 
-_invalidate_stale_cache()
+invalidate_stale_cache(globals(), [mk, _rng_module], "memtab_vector_kernels.deps")

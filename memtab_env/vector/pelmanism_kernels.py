@@ -59,14 +59,10 @@ that loops over games is ``*_range(..., lo, hi)`` and releases the GIL.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
-import os
-
 import numpy as np
 from numba import njit
-from numba.core.dispatcher import Dispatcher
 
+from memtab_env.games import pelmanism as _scalar_pelmanism
 from memtab_env.games.pelmanism import DOWN, FLIPS_PER_TURN, GONE, UP
 from memtab_env.vector import kernels as _kernels_module
 from memtab_env.vector import rng as _rng_module
@@ -1000,44 +996,7 @@ def venv_first_illegal(st: np.ndarray, actions: np.ndarray, P: int) -> int:
     return -1
 
 
-def _invalidate_stale_cache() -> None:
-    """Drop this module's cached kernels when code they compile in has changed.
-
-    numba checks a cached function against its own source file only, but these kernels
-    carry :mod:`memtab_env.vector.rng` and :mod:`memtab_env.vector.kernels` functions
-    (compiled into them) and the scalar engine's constants: after an edit of one of
-    those, the cache would still serve old code. A digest of their sources is kept
-    beside the cache; a different digest empties every kernel's cache index.
-    """
-    from memtab_env.games import pelmanism as _scalar
-
-    digest = hashlib.sha256(
-        (
-            inspect.getsource(_rng_module)
-            + inspect.getsource(_kernels_module)
-            + inspect.getsource(_scalar)
-        ).encode()
-    ).hexdigest()
-    kernels = [
-        f for f in globals().values()
-        if isinstance(f, Dispatcher) and hasattr(f._cache, "cache_path")
-    ]  # fmt: skip
-    if not kernels:
-        return
-    stamp = os.path.join(kernels[0]._cache.cache_path, "pelmanism_vector_kernels.deps")
-    try:
-        with open(stamp, encoding="ascii") as fh:
-            if fh.read() == digest:
-                return
-    except OSError:
-        pass
-    try:
-        for f in kernels:
-            f._cache.flush()
-        with open(stamp, "w", encoding="ascii") as fh:
-            fh.write(digest)
-    except OSError:  # a read-only cache directory: numba cannot save there either
-        pass
-
-
-_invalidate_stale_cache()
+# the kernels compile in rng.py, kernels.py and the scalar engine's constants
+_kernels_module.invalidate_stale_cache(
+    globals(), [_rng_module, _kernels_module, _scalar_pelmanism], "pelmanism_vector_kernels.deps"
+)
