@@ -45,10 +45,19 @@ class RandomAgent:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
+    #: it reads only the legal actions: the Gymnasium view may call
+    #: :meth:`act_on_mask` with them instead of building an observation for :meth:`act`
+    mask_only = True
+
     def act(self, observation: Any) -> int:
         mask = observation.get("action_mask") if type(observation) is dict else None
         if type(mask) is not np.ndarray or mask.ndim != 1:
             mask = action_mask(observation)
+        return self.act_on_mask(mask)
+
+    def act_on_mask(self, mask: np.ndarray) -> int:
+        """A uniform legal action of ``mask`` (1-D; nonzero = legal): the same draw as
+        :meth:`act` on an observation with this ``action_mask``."""
         legal = mask.nonzero()[0]
         if legal.size == 0:
             raise ValueError("no legal flip: the action_mask is all zeros")

@@ -162,7 +162,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         i = self.agent_name_mapping[agent]
         obs, mask, remembered = self.encoder.observe(
-            self.game, self.state, i, self.memory.known[i], agent == self.agent_selection
+            self.game, self.state, i, self.memory, agent == self.agent_selection
         )
         return {"observation": obs, "action_mask": mask, "remembered_mask": remembered}
 

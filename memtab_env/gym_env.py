@@ -120,6 +120,7 @@ class SingleAgentEnv(gym.Env):
             })
         self.action_space = spaces.Discrete(na)
         self.learner_seat = 0 if learner_seat == "random" else learner_seat
+        self._learner_agent = self._learner
 
     def _make_opponents(self, opponents: Any, count: int) -> list[Any]:
         if isinstance(opponents, (str, bytes)) or hasattr(opponents, "act"):
@@ -165,9 +166,6 @@ class SingleAgentEnv(gym.Env):
     def _learner(self) -> str:
         return self.aec.possible_agents[self.learner_seat]
 
-    def _opponent_at(self, seat: int) -> Any:
-        return self.opponents[(seat - self.learner_seat - 1) % self.game.num_players]
-
     def _over(self) -> bool:
         """Whether the game is over for the learner: ended by the rules, or truncated by
         the AEC env at the game's maximum length (Pelmanism and the board game)."""
@@ -181,18 +179,28 @@ class SingleAgentEnv(gym.Env):
 
     def _play_opponents(self) -> float:
         """Opponents act until the learner is on turn or the game is over; returns the
-        learner's reward collected meanwhile."""
-        aec, learner, total = self.aec, self._learner, 0.0
-        while not self._over() and aec.agent_selection != learner:
-            seat = aec.agent_name_mapping[aec.agent_selection]
-            action = self._opponent_at(seat).act(aec.observe(aec.agent_selection))
+        learner's reward collected meanwhile.
+
+        An opponent whose ``mask_only`` attribute is true (the built-in ``random``) reads
+        nothing but the legal actions: it gets them through ``act_on_mask(mask)``, without
+        an observation being built. Its moves are the same as through ``act``."""
+        aec, learner, total = self.aec, self._learner_agent, 0.0
+        n, seat0 = self.game.num_players, self.learner_seat + 1
+        while True:
+            agent = aec.agent_selection
+            if agent == learner or aec.terminations[learner] or aec.truncations[learner]:
+                return total
+            opponent = self.opponents[(aec.agent_name_mapping[agent] - seat0) % n]
+            if getattr(opponent, "mask_only", False):
+                action = opponent.act_on_mask(self.game.legal_mask(aec.state))
+            else:
+                action = opponent.act(aec.observe(agent))
             aec.step(action)
             total += aec.rewards[learner]
-        return total
 
     def _observe(self, **extra: Any) -> tuple[Any, dict[str, Any]]:
         """The learner's observation and info (one AEC observation builds both)."""
-        o = self.aec.observe(self._learner)
+        o = self.aec.observe(self._learner_agent)
         flat = o["observation"].astype(np.float32)
         mask = o["action_mask"]
         self._mask = mask
@@ -220,6 +228,7 @@ class SingleAgentEnv(gym.Env):
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.learner_seat = int(self.np_random.integers(self.game.num_players))
+        self._learner_agent = self._learner  # the seat's agent name, for the hot paths
         self._reset_opponents()
         redeals = 0
         self.aec.reset(seed=seed, options=options)
@@ -241,8 +250,8 @@ class SingleAgentEnv(gym.Env):
         return self._observe(redeals=redeals)
 
     def step(self, action: Any):
-        aec, learner = self.aec, self._learner
-        if self._over():
+        aec, learner = self.aec, self._learner_agent
+        if aec.terminations[learner] or aec.truncations[learner]:
             raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
         pos = self._as_action(action)
         mask = self._mask  # the learner's mask; the state has not changed since

@@ -27,7 +27,6 @@ so a remembered position identifies its card.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -96,6 +95,13 @@ class Memory:
     ``on_action(actor, revealed_positions)`` must be called once per action, in order;
     ``remembered(observer, face_down)`` is the bool mask of face-down positions whose card
     ``observer`` remembers.
+
+    The state is the public history in compact form, as in the batched engine
+    (:mod:`memtab_env.vector`): the reveal count ``time``, the count at each position's
+    latest reveal (``reveal_time``, 0 = never) and, per observer, the count before its
+    latest action. Under ``perfect``, ``none`` and ``window`` an observer remembers
+    exactly the positions with ``reveal_time > threshold`` (:meth:`source`); only
+    ``decay`` keeps remembered bits of its own, since its forgetting is random.
     """
 
     def __init__(
@@ -106,6 +112,8 @@ class Memory:
         seed: int | np.random.SeedSequence | None = None,
     ) -> None:
         self.spec = parse_memory(spec)
+        self._kind = self.spec.kind
+        self._window_size = int(self.spec.param) if self._kind == "window" else 0
         self.num_observers = num_observers
         self.num_positions = num_positions
         self.reset(seed)
@@ -113,21 +121,21 @@ class Memory:
     @property
     def random(self) -> bool:
         """Whether this model draws from its seeded streams (``decay`` only)."""
-        return self.spec.kind == "decay"
+        return self._kind == "decay"
 
     def reset(self, seed: int | np.random.SeedSequence | None = None) -> None:
         """Forget everything; ``seed`` seeds the per-observer forgetting streams (decay)."""
         n, p = self.num_observers, self.num_positions
         self.time = 0  # number of reveals so far
-        # time of each position's latest reveal (1-based); 0 = never revealed
+        # reveal count at each position's latest reveal (1-based); 0 = never revealed
         self.reveal_time = np.zeros(p, dtype=np.int64)
-        # time of each observer's latest action
-        self.last_action = np.zeros(n, dtype=np.int64)
-        # known[o, q]: observer o remembers the card at q (kept up to date for every model)
-        self.known = np.zeros((n, p), dtype=bool)
-        self._window: deque[tuple[int, int]] = deque()
+        # reveal count after each observer's latest action, and before it
+        self.last_action = [0] * n
+        self._action_start = [0] * n
+        self._bits: np.ndarray | None = None  # decay: remembered bits (observer, position)
         self._rngs: list[np.random.Generator] = []
-        if self.spec.kind == "decay":
+        if self._kind == "decay":
+            self._bits = np.zeros((n, p), dtype=np.int64)
             ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
             self._rngs = [np.random.default_rng(s) for s in ss.spawn(n)]
 
@@ -140,37 +148,52 @@ class Memory:
         (otherwise, in Pelmanism, the second card of a turn would never be shown to the
         player who flipped it) and what others reveal until then.
         """
-        kind = self.spec.kind
-        known = self.known
+        start = self.time
+        times = self.reveal_time
+        bits = self._bits
         for item in revealed:
             pos = item[0] if type(item) is tuple else item
-            if kind == "decay" and self.spec.param > 0.0:
+            if bits is not None:
                 p = self.spec.param
-                for obs in range(self.num_observers):
-                    row = known[obs]
-                    idx = np.flatnonzero(row)
-                    if idx.size:
-                        forget = self._rngs[obs].random(idx.size) < p
-                        row[idx[forget]] = False
+                if p > 0.0:  # every remembered card is forgotten with probability p
+                    for obs in range(self.num_observers):
+                        row = bits[obs]
+                        idx = np.flatnonzero(row)
+                        if idx.size:
+                            forget = self._rngs[obs].random(idx.size) < p
+                            row[idx[forget]] = 0
+                bits[:, pos] = 1
             self.time += 1
-            self.reveal_time[pos] = self.time
-            known[:, pos] = True
-            if kind == "window":
-                self._window.append((self.time, pos))
-                if len(self._window) > self.spec.param:
-                    t0, p0 = self._window.popleft()
-                    if self.reveal_time[p0] == t0:  # not revealed again since
-                        known[:, p0] = False
-        if kind == "none":
-            known[actor] = False
-            for item in revealed:
-                known[actor, item[0] if type(item) is tuple else item] = True
+            times[pos] = self.time
+        self._action_start[actor] = start
         self.last_action[actor] = self.time
 
+    def source(self, observer: int) -> tuple[np.ndarray, int]:
+        """``(values, threshold)``: ``observer`` remembers position q (face down or not)
+        exactly when ``values[q] > threshold``. The values are the reveal times (decay:
+        the observer's remembered bits); the threshold is 0 under ``perfect``, the reveal
+        count before the observer's latest action under ``none``, ``time - k`` under
+        ``window:k``. Read-only views: fused encoders use them without copying."""
+        kind = self._kind
+        if kind == "perfect":
+            return self.reveal_time, 0
+        if kind == "none":
+            return self.reveal_time, self._action_start[observer]
+        if kind == "window":
+            return self.reveal_time, max(0, self.time - self._window_size)
+        assert self._bits is not None
+        return self._bits[observer], 0
+
+    @property
+    def known(self) -> np.ndarray:
+        """bool (observers, positions): what each observer remembers (a fresh array)."""
+        return np.stack([self.known_row(o) for o in range(self.num_observers)])
+
     def known_row(self, observer: int) -> np.ndarray:
-        """The observer's remembered bits over all positions (a view; face-down or not)."""
-        return self.known[observer]
+        """The observer's remembered bits over all positions (bool; face-down or not)."""
+        values, threshold = self.source(observer)
+        return values > threshold
 
     def remembered(self, observer: int, face_down: np.ndarray) -> np.ndarray:
         """Bool mask: face-down positions whose card ``observer`` remembers."""
-        return self.known[observer] & face_down
+        return self.known_row(observer) & face_down

@@ -166,3 +166,39 @@ def test_the_game_length_cap_truncates():
     assert truncated and not terminated
     assert steps == 400 < env.spec.max_episode_steps  # the AEC cap, not the TimeLimit
     assert len(env.unwrapped.record()["actions"]) == 800
+
+
+@pytest.mark.parametrize("env_id,options", [("MemTab-v0", {"num_players": 3}),
+                                            ("Pelmanism-v0", {"deck": "pairs:6"})])
+def test_mask_only_opponents_play_as_through_observations(env_id, options):
+    """The built-in random opponent is handed the legal mask instead of an observation
+    (``mask_only``); it must make the same moves as through ``act(observation)``."""
+    from agents.basic import RandomAgent
+
+    class ThroughObservations(RandomAgent):
+        mask_only = False
+        calls = 0
+
+        def act(self, observation):
+            assert set(observation) == {"observation", "action_mask", "remembered_mask"}
+            ThroughObservations.calls += 1
+            return super().act(observation)
+
+    assert RandomAgent.mask_only
+
+    def run(opponents):
+        env = gym.make(env_id, opponents=opponents, learner_seat="random", **options)
+        records = []
+        for episode in range(6):
+            _, info = env.reset(seed=40 + episode)
+            done = False
+            while not done:
+                _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+                done = term or trunc
+            records.append(env.unwrapped.record()["actions"])
+        return records
+
+    n = options.get("num_players", 2)
+    fast = run("random")
+    slow = run([ThroughObservations() for _ in range(n - 1)])
+    assert ThroughObservations.calls > 0 and fast == slow

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memtab_env.errors import InvalidOptionError
 from memtab_env.memory import Memory, MemorySpec, parse_memory
@@ -110,3 +112,43 @@ def test_parse(spec, parsed):
 def test_parse_rejects_with_allowed_values(spec):
     with pytest.raises(InvalidOptionError, match="perfect"):
         parse_memory(spec)
+
+
+def _reference_known(spec: str, n: int, p: int, history) -> np.ndarray:
+    """What every observer remembers, straight from the definitions in RULINGS.md (sets of
+    reveals, no shared bookkeeping with memtab_env.memory)."""
+    kind, _, arg = spec.partition(":")
+    reveals: list[tuple[int, int]] = []  # (actor, position) in order
+    starts: dict[int, int] = {}  # actor -> index of its latest action's first reveal
+    for actor, revealed in history:
+        starts[actor] = len(reveals)
+        reveals += [(actor, q) for q in revealed]
+    known = np.zeros((n, p), dtype=bool)
+    latest = {q: i for i, (_, q) in enumerate(reveals)}  # a card counts from its latest reveal
+    for o in range(n):
+        for q, i in latest.items():
+            if kind == "perfect":
+                known[o, q] = True
+            elif kind == "none":
+                known[o, q] = i >= starts.get(o, 0)
+            else:  # window:k
+                known[o, q] = i >= len(reveals) - int(arg)
+    return known
+
+
+@given(st.sampled_from(["perfect", "none", "window:0", "window:1", "window:3", "window:7"]),
+       st.integers(1, 4),
+       st.lists(st.tuples(st.integers(0, 3), st.lists(st.integers(0, 9), max_size=2)), max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_memory_matches_the_definitions_on_any_history(spec, n, history):
+    """Memory keeps reveal times and thresholds; it must remember exactly what the
+    definitions say, after every action (several reveals per action included)."""
+    history = [(a % n, r) for a, r in history]
+    m = Memory(spec, n, 10)
+    for t in range(len(history)):
+        m.on_action(*history[t])
+        want = _reference_known(spec, n, 10, history[: t + 1])
+        np.testing.assert_array_equal(m.known, want)
+        for o in range(n):
+            values, threshold = m.source(o)
+            np.testing.assert_array_equal(values > threshold, want[o])

@@ -23,6 +23,14 @@ import numpy as np
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
 from memtab_env.games import memtab_kernels as K
 from memtab_env.games.base import Game, GameInfo, Transition, check_action, check_int_option
+from memtab_env.games.memtab_kernels import (
+    GAME_OVER,
+    KIND_SHIFT,
+    NEXT_SHIFT,
+    PARTNER_SHIFT,
+    PLAYER_SHIFT,
+    TURN_OVER,
+)
 
 NUM_POSITIONS = K.NUM_POSITIONS
 NUM_KINDS = K.NUM_KINDS
@@ -233,15 +241,14 @@ class MemTab(Game):
 
     # -- the transition -----------------------------------------------------------------
     def apply_inplace(self, state: MemTabState, action: int) -> Transition:
-        data = state.data
         pos = action if type(action) is int else check_action(action, NUM_POSITIONS)
-        player = int(data[K.CURRENT])
-        code = K.step(data, pos, self.num_players)
+        code = K.step(state.data, pos, self.num_players)
         if code < 0:
             self._raise_illegal(state, pos, code)
-        removed = [(code >> K.PARTNER_SHIFT) & 31, pos] if code & 3 else None
-        return Transition(player, pos, [(pos, int(data[pos]))], removed, bool(code & K.TURN_OVER),
-                          code >> K.NEXT_SHIFT, bool(code & K.GAME_OVER))
+        # everything from the result code (module globals: no attribute lookups)
+        return Transition((code >> PLAYER_SHIFT) & 7, pos, [(pos, (code >> KIND_SHIFT) & 15)],
+                          [(code >> PARTNER_SHIFT) & 31, pos] if code & 3 else None,
+                          (code & TURN_OVER) != 0, (code >> NEXT_SHIFT) & 7, (code & GAME_OVER) != 0)
 
     def _raise_illegal(self, state: MemTabState, pos: int, code: int) -> None:
         if code == K.ERR_OVER:

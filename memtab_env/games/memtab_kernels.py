@@ -58,9 +58,12 @@ PAIR_TABLEAU = 2  # flip 3 paired off with its twin in the tableau
 TURN_OVER = 4
 GAME_OVER = 8
 # bits 4..8 of a non-negative result hold the other position of a removed pair, bits
-# 9..11 the seat on turn after the step
+# 9..11 the seat on turn after the step, bits 12..14 the seat that flipped and bits
+# 15..18 the kind revealed (so the scalar engine reads nothing back from the row)
 PARTNER_SHIFT = 4
 NEXT_SHIFT = 9
+PLAYER_SHIFT = 12
+KIND_SHIFT = 15
 
 #: signed points of each kind: R2..R8 = +2..+8, B2..B8 = -2..-8
 KIND_POINTS = np.array([2, 3, 4, 5, 6, 7, 8, -2, -3, -4, -5, -6, -7, -8], dtype=np.int8)
@@ -91,7 +94,7 @@ def step(s: np.ndarray, action: int, num_players: int) -> int:
     kind = s[LAYOUT + action]
     flip = s[FLIP]
     s[TURN_FLIPS + flip] = action
-    result = 0
+    result = (np.int64(player) << PLAYER_SHIFT) | (np.int64(kind) << KIND_SHIFT)
     if flip == 0:
         s[STATUS + action] = UP
         s[FLIP] = 1
@@ -213,14 +216,18 @@ def face_down(s: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True)
-def observe(s: np.ndarray, num_players: int, observer: int, known: np.ndarray, on_turn: bool,
-            out: np.ndarray, mask: np.ndarray, remembered: np.ndarray) -> None:
-    """Everything an AEC observation holds, in one pass: ``remembered`` (face-down and
-    ``known``), the action ``mask`` (face-down, if ``on_turn`` and not over) and the flat
-    observation ``out`` (as :func:`encode`)."""
+def observe(s: np.ndarray, num_players: int, observer: int, memory: np.ndarray, threshold: int,
+            on_turn: bool, buf: np.ndarray) -> None:
+    """Everything an AEC observation holds, in one pass, into one buffer: the flat
+    observation (as :func:`encode`), then the action mask (face-down, if ``on_turn`` and
+    not over), then the remembered mask (face-down and ``memory[q] > threshold``: the
+    observer's :meth:`memtab_env.memory.Memory.source`)."""
     live = on_turn and not s[OVER]
+    size = buf.size - 2 * NUM_POSITIONS
+    mask = buf[size : size + NUM_POSITIONS]
+    remembered = buf[size + NUM_POSITIONS :]
     for q in range(NUM_POSITIONS):
         down = s[STATUS + q] == DOWN
-        remembered[q] = down and known[q]
+        remembered[q] = down and memory[q] > threshold
         mask[q] = down and live
-    encode(s, num_players, observer, remembered, out)
+    encode(s, num_players, observer, remembered, buf[:size])

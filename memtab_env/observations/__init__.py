@@ -50,13 +50,13 @@ class Encoder:
         self.high = np.concatenate([np.full(f.size, f.high, np.int8) for f in self.fields])
 
     def observe(
-        self, game: Any, state: Any, observer: int, known: np.ndarray, on_turn: bool
+        self, game: Any, state: Any, observer: int, memory: Any, on_turn: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(observation, action_mask, remembered_mask)`` of an AEC observation, fresh
-        arrays. ``known`` is the observer's memory row (:meth:`Memory.known_row`); the
-        action mask is all zeros unless ``on_turn``. Encoders may override this with a
-        fused version; the result must be the same."""
-        remembered = known & game.face_down(state)
+        arrays. ``memory`` is the game's :class:`~memtab_env.memory.Memory`; the action
+        mask is all zeros unless ``on_turn``. Encoders may override this with a fused
+        version; the result must be the same."""
+        remembered = memory.known_row(observer) & game.face_down(state)
         if on_turn:
             mask = game.legal_mask(state).astype(np.int8)
         else:

@@ -6,7 +6,11 @@ import numpy as np
 
 from memtab_env.games import memtab_kernels as K
 from memtab_env.games.memtab import FLIPS_PER_TURN, NUM_KINDS, NUM_POSITIONS, MemTab, MemTabState
+from memtab_env.memory import Memory
 from memtab_env.observations import Encoder, Field
+
+_INT8 = np.dtype(np.int8)
+_observe = K.observe
 
 
 class MemTabEncoder(Encoder):
@@ -47,6 +51,13 @@ class MemTabEncoder(Encoder):
             Field("turn", (n,), 0, 1, "one-hot seat on turn, observer first"),
         ]
         self._finish()
+        # the fused observe writes observation, action mask and remembered mask into one
+        # buffer; these slices cut it
+        size = self.size
+        self._buf_size = size + 2 * NUM_POSITIONS
+        self._obs = slice(0, size)
+        self._mask = slice(size, size + NUM_POSITIONS)
+        self._remembered = slice(size + NUM_POSITIONS, size + 2 * NUM_POSITIONS)
 
     def encode(self, state: MemTabState, observer: int, remembered: np.ndarray) -> np.ndarray:
         """Encode ``state`` for ``observer``; ``remembered`` masks the face-down positions
@@ -56,11 +67,11 @@ class MemTabEncoder(Encoder):
         return out
 
     def observe(
-        self, game: MemTab, state: MemTabState, observer: int, known: np.ndarray, on_turn: bool
+        self, game: MemTab, state: MemTabState, observer: int, memory: Memory, on_turn: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Fused version of :meth:`Encoder.observe` (one kernel call)."""
-        out = np.empty(self.size, dtype=np.int8)
-        mask = np.empty(NUM_POSITIONS, dtype=np.int8)
-        remembered = np.empty(NUM_POSITIONS, dtype=np.int8)
-        K.observe(state.data, self.num_players, observer, known, on_turn, out, mask, remembered)
-        return out, mask, remembered
+        """Fused version of :meth:`Encoder.observe`: one buffer, one kernel call (the
+        memory is read through :meth:`Memory.source`, no mask is built in Python)."""
+        values, threshold = memory.source(observer)
+        buf = np.empty(self._buf_size, _INT8)
+        _observe(state.data, self.num_players, observer, values, threshold, on_turn, buf)
+        return buf[self._obs], buf[self._mask], buf[self._remembered]
