@@ -145,6 +145,12 @@ class Config:
     """Residual layers of the set policy."""
     lstm_hidden_size: int = 128
     """LSTM width of recurrent_ppo."""
+    slot_memory: int = 0
+    """recurrent_ppo with policy set on MemTab and Pelmanism: memory values per position of
+    a per-position recurrent memory (agents/recurrent_policy.py SlotMemoryPolicy: one
+    small LSTM per position with shared weights, then the set network over what the
+    observation shows and what is remembered there; needs obs_mask); 0: sb3-contrib's
+    single LSTM of lstm_hidden_size after the set features."""
     obs_mask: bool = True
     """recurrent_ppo on MemTab and Pelmanism: restrict the LSTM policy to the flips the
     observation shows face down (agents/recurrent_policy.py), so it never sends an illegal
@@ -236,6 +242,11 @@ class Config:
         if self.algo == "recurrent_ppo" and self.obs_mask and self.game not in ("memtab", "pelmanism"):
             raise ConfigError(f"obs_mask works on MemTab-v0 and Pelmanism-v0, not {self.env_id}: "
                               "set obs_mask: false (illegal actions are then penalised)")
+        if self.slot_memory < 0:
+            raise ConfigError(f"slot_memory must be 0 (off) or a positive width, got {self.slot_memory}")
+        if self.slot_memory and not (self.algo == "recurrent_ppo" and self.policy == "set" and self.obs_mask):
+            raise ConfigError("slot_memory needs algo recurrent_ppo, policy set and obs_mask true "
+                              f"(got algo {self.algo!r}, policy {self.policy!r}, obs_mask {self.obs_mask})")
         if self.policy == "set" and self.algo == "dqn":
             raise ConfigError("policy 'set' works with algo maskable_ppo, ppo or recurrent_ppo")
         try:
@@ -788,7 +799,15 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
 
             policy = ObsMaskedLstmPolicy
             kwargs["legal_status"] = legal_status(cfg.game, num_players=cfg.num_players, **cfg.env_options)
-        if cfg.policy == "set":
+        if cfg.slot_memory:
+            from agents.recurrent_policy import SlotMemoryPolicy
+            from agents.set_policy import token_layout
+
+            policy = SlotMemoryPolicy
+            kwargs = dict(legal_status=kwargs["legal_status"], slot_size=cfg.slot_memory,
+                          set_dim=cfg.set_dim, set_layers=cfg.set_layers,
+                          layout=layout or token_layout(cfg.game, num_players=cfg.num_players))
+        elif cfg.policy == "set":
             from agents.set_policy import SetFeatures
 
             kwargs.update(features_extractor_class=SetFeatures, features_extractor_kwargs=dict(

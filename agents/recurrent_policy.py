@@ -24,6 +24,7 @@ from typing import Any
 import torch as th
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 from stable_baselines3.common.distributions import Distribution
+from torch import nn
 
 #: logit of an action the observation shows to be illegal (as sb3-contrib's masks)
 MASKED_LOGIT = -1e8
@@ -117,4 +118,139 @@ class ObsMaskedLstmPolicy(RecurrentActorCriticPolicy):
         return data
 
 
-__all__ = ["MASKED_LOGIT", "ObsMaskedLstmPolicy", "legal_status"]
+class SlotLstm(nn.Module):
+    """One small LSTM per position, with shared weights, behind ``nn.LSTM``'s interface.
+
+    sb3-contrib's recurrent policies call their LSTM as ``lstm(x, (h, c))`` with ``x`` of
+    shape ``(L, N, input_size)`` and states ``(num_layers, N, hidden_size)``; this module
+    takes the flat observation as ``x`` and runs the *same* cell over every position's
+    token (its status and card one-hots), so the state is ``positions x slot_size``
+    values: what the policy remembers about each position. The output is the observation
+    followed by that memory, ``(L, N, input_size + hidden_size)``, which
+    :class:`agents.set_policy.MemTabSetNet` reads with :func:`slot_layout`.
+
+    A position's memory sees only its own tokens: "remember the card seen here" is learnt
+    once for all positions, and what to do with it is the set network's business.
+
+    The cell starts as a *latch* (``latch_init``; every weight stays trainable): the input
+    gate opens only when the token shows a card (input-gate bias ``-latch_gain / 2``, card
+    weights ``+latch_gain``), the forget gate is nearly shut (bias ``forget_bias``), the
+    candidate values are spread (unit-variance card weights, so each kind writes its own
+    pattern) and the output gate is open. A fresh policy thus already carries what it has
+    seen; training decides what to keep and how to use it. Without it (PyTorch's default
+    init, forget bias only) the memory has to discover by itself when to write, and a
+    terminal +-1 reward did not teach it that within 500k steps (``docs/training.md``).
+
+    Args:
+        layout: the observation's :func:`agents.set_policy.token_layout`.
+        slot_size: memory values per position.
+        forget_bias: initial bias of the forget gate.
+        latch_init: start the cell as a latch (see above).
+        latch_gain: scale of the latch's input-gate weights.
+    """
+
+    def __init__(self, layout: dict[str, Any], slot_size: int = 16, forget_bias: float = 5.0,
+                 latch_init: bool = True, latch_gain: float = 8.0) -> None:
+        super().__init__()
+        p = int(layout["positions"])
+        self.positions, self.slot_size = p, int(slot_size)
+        self.status, self.card = tuple(layout["status"]), tuple(layout["card"])
+        width = (self.status[1] - self.status[0] + self.card[1] - self.card[0]) // p
+        #: read by sb3-contrib (state shapes, reshaping of the features)
+        self.input_size = int(layout["size"])
+        self.hidden_size = p * self.slot_size
+        self.num_layers = 1
+        self.cell = nn.LSTM(width, self.slot_size)
+        d, card = self.slot_size, slice(width - (self.card[1] - self.card[0]) // p, width)
+        with th.no_grad():  # gate blocks of d rows: input, forget, cell (candidate), output
+            w, b = self.cell.weight_ih_l0, self.cell.bias_ih_l0
+            b[d : 2 * d].fill_(forget_bias)
+            if latch_init:
+                b[:d].fill_(-latch_gain / 2)
+                w[:d, card].fill_(latch_gain)
+                w[2 * d : 3 * d, card].normal_(0.0, 1.0)
+                b[3 * d :].fill_(2.0)
+
+    def forward(self, x: th.Tensor, states: tuple[th.Tensor, th.Tensor]
+                ) -> tuple[th.Tensor, tuple[th.Tensor, th.Tensor]]:
+        length, n, _ = x.shape
+        p, d = self.positions, self.slot_size
+        tokens = th.cat([x[..., self.status[0] : self.status[1]].reshape(length, n, p, -1),
+                         x[..., self.card[0] : self.card[1]].reshape(length, n, p, -1)], -1)
+        h, c = (s.reshape(1, n * p, d) for s in states)
+        out, (h, c) = self.cell(tokens.reshape(length, n * p, -1), (h, c))
+        memory = out.reshape(length, n, p * d)
+        return th.cat([x, memory], -1), (h.reshape(1, n, p * d), c.reshape(1, n, p * d))
+
+
+def slot_layout(layout: dict[str, Any], slot_size: int) -> dict[str, Any]:
+    """``layout`` (a :func:`agents.set_policy.token_layout`) extended by the memory that
+    :class:`SlotLstm` appends: one more per-position field, also read as the believed kind
+    of a face-down position."""
+    size, p = int(layout["size"]), int(layout["positions"])
+    memory = [size, size + p * int(slot_size)]
+    out = dict(layout, size=memory[1], memory=memory)
+    out["extra_tokens"] = [*layout.get("extra_tokens", []), memory]
+    if out.get("global_start") is not None and not layout.get("globals"):
+        out["globals"] = [[layout["global_start"], size]]  # the globals end where memory starts
+    return out
+
+
+class SlotMemoryPolicy(ObsMaskedLstmPolicy):
+    """A recurrent set policy: :class:`SlotLstm` (a memory cell per position) followed by
+    the set network of :mod:`agents.set_policy` over "what the observation shows and what I
+    remember here", for sb3-contrib's ``RecurrentPPO`` (``slot_memory`` in ``train.py``).
+
+    Only the memory is recurrent; the actor and the critic share it (sb3-contrib's
+    ``shared_lstm``: the critic reads it without sending gradients into it), and the action
+    logits are restricted to the flips the observation shows face down, as in
+    :class:`ObsMaskedLstmPolicy`.
+
+    Args:
+        layout: the observation's :func:`agents.set_policy.token_layout`.
+        slot_size: memory values per position.
+        set_dim, set_layers, value_hidden: the set network's widths and depth.
+        legal_status: :func:`legal_status` of the game.
+        *args, **kwargs: those of ``RecurrentActorCriticPolicy`` (``lstm_hidden_size``,
+            ``shared_lstm``, ``enable_critic_lstm`` and ``net_arch`` are set here).
+    """
+
+    def __init__(self, *args: Any, layout: dict[str, Any], slot_size: int = 16, set_dim: int = 32,
+                 set_layers: int = 3, value_hidden: int = 64, **kwargs: Any) -> None:
+        self.layout, self.slot_size = dict(layout), int(slot_size)
+        self.set_dim, self.set_layers, self.value_hidden = set_dim, set_layers, value_hidden
+        for name in ("lstm_hidden_size", "shared_lstm", "enable_critic_lstm", "n_lstm_layers"):
+            kwargs.pop(name, None)
+        super().__init__(*args, lstm_hidden_size=int(layout["positions"]) * self.slot_size,
+                         shared_lstm=True, enable_critic_lstm=False, **kwargs)
+        if self.features_dim != self.layout["size"]:
+            raise ValueError(f"the layout is for observations of {self.layout['size']} values, "
+                             f"the features have {self.features_dim} (use the flat observation)")
+        self.lstm_actor = SlotLstm(self.layout, self.slot_size)
+        lr = self.optimizer.param_groups[0]["lr"]
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr, **self.optimizer_kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        from agents.set_policy import MemTabSetNet
+
+        net_layout = slot_layout(self.layout, self.slot_size)
+        self.mlp_extractor = MemTabSetNet(net_layout["size"], self.set_dim, self.set_layers,
+                                          self.value_hidden, net_layout)
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()  # the set network gives one logit per position
+        nn.init.orthogonal_(self.mlp_extractor.logit.weight, gain=0.01)
+        nn.init.zeros_(self.mlp_extractor.logit.bias)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        for name in ("lstm_hidden_size", "shared_lstm", "enable_critic_lstm", "n_lstm_layers"):
+            data.pop(name, None)
+        data.update(layout=self.layout, slot_size=self.slot_size, set_dim=self.set_dim,
+                    set_layers=self.set_layers, value_hidden=self.value_hidden)
+        return data
+
+
+__all__ = ["MASKED_LOGIT", "ObsMaskedLstmPolicy", "SlotLstm", "SlotMemoryPolicy", "legal_status",
+           "slot_layout"]

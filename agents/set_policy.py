@@ -172,6 +172,13 @@ class MemTabSetNet(nn.Module):
                 adj[i, list(near)] = 1.0
             self.register_buffer("adjacency", adj)
             self.adj_layers = nn.ModuleList(nn.Linear(dim, dim, bias=False) for _ in range(layers))
+        # a per-position recurrent memory (agents.recurrent_policy.SlotMemoryPolicy): its
+        # state is one extra token field; a readout of it gives the kind a face-down
+        # position is believed to hold (one more class: "I do not know"), used in place of
+        # the card the observation no longer shows
+        self.memory = layout.get("memory")
+        if self.memory is not None:
+            self.readout = nn.Linear((self.memory[1] - self.memory[0]) // p, k + 1)
         self.token_logits = int(layout.get("token_logits", 1))
         self.global_logits = int(layout.get("global_logits", 0))
         self.logit = nn.Linear(dim, self.token_logits)
@@ -191,6 +198,11 @@ class MemTabSetNet(nn.Module):
         b, p = obs.shape[0], self.positions
         status = self._field(obs, "status", (p, self.status_width))
         card = self._field(obs, "card", (p, self.kinds))
+        if self.memory is not None:  # face down and not shown: the kind memory believes
+            lo, hi = self.memory
+            believed = th.softmax(self.readout(obs[:, lo:hi].reshape(b, p, -1)), -1)[..., :-1]
+            hidden = status[..., :1] * (1.0 - card.sum(-1, keepdim=True))
+            card = card + hidden * believed
         if len(self.globals) == 1:
             glob = obs[:, self.globals[0][0] : self.globals[0][1]] * self.global_scale
         else:
@@ -287,8 +299,9 @@ class _SetPolicyMixin:
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = MemTabSetNet(self.features_dim, self.set_dim, self.set_layers,
-                                          self.value_hidden, self.set_layout)
+        size = self.features_dim if self.set_layout is None else self.set_layout["size"]
+        self.mlp_extractor = MemTabSetNet(size, self.set_dim, self.set_layers, self.value_hidden,
+                                          self.set_layout)
 
     def _build(self, lr_schedule: Schedule) -> None:
         super()._build(lr_schedule)  # type: ignore[misc]

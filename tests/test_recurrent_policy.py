@@ -10,18 +10,28 @@ import torch as th
 from sb3_contrib import RecurrentPPO
 
 import memtab_env  # noqa: F401
-from agents.recurrent_policy import ObsMaskedLstmPolicy, legal_status
+from agents.recurrent_policy import ObsMaskedLstmPolicy, SlotMemoryPolicy, legal_status
+from agents.set_policy import token_layout
 
 
+def _policy(kind: str, game: str, **options):
+    """(policy class, policy_kwargs) of a small ObsMaskedLstmPolicy or SlotMemoryPolicy."""
+    if kind == "lstm":
+        return ObsMaskedLstmPolicy, dict(legal_status=legal_status(game, **options),
+                                         lstm_hidden_size=16, net_arch=[16])
+    return SlotMemoryPolicy, dict(legal_status=legal_status(game, **options), slot_size=4,
+                                  set_dim=8, set_layers=1, layout=token_layout(game, **options))
+
+
+@pytest.mark.parametrize("kind", ["lstm", "slots"])
 @pytest.mark.parametrize("env_id,game,options", [
     ("MemTab-v0", "memtab", {}),
     ("Pelmanism-v0", "pelmanism", {"deck": "pairs:6"}),
 ])
-def test_masked_lstm_policy_only_plays_legal_flips(env_id, game, options):
+def test_masked_lstm_policy_only_plays_legal_flips(env_id, game, options, kind):
     env = gym.make(env_id, memory="none", opponents="random", illegal_action="raise", **options)
-    model = RecurrentPPO(ObsMaskedLstmPolicy, env, n_steps=64, batch_size=64, n_epochs=1, seed=0,
-                         policy_kwargs=dict(legal_status=legal_status(game, **options),
-                                            lstm_hidden_size=16, net_arch=[16]))
+    cls, kwargs = _policy(kind, game, **options)
+    model = RecurrentPPO(cls, env, n_steps=64, batch_size=64, n_epochs=1, seed=0, policy_kwargs=kwargs)
     # learning raises if a rollout sends an illegal flip (illegal_action="raise")
     model.learn(256)
     obs, info = env.reset(seed=1)
@@ -79,3 +89,92 @@ def test_action_skip_adds_the_set_scores_to_the_logits():
     with pytest.raises(ValueError, match="action_skip needs the set features extractor"):
         RecurrentPPO(ObsMaskedLstmPolicy, env, policy_kwargs=dict(legal_status=legal_status("memtab"),
                                                                   action_skip=True))
+
+
+def _memtab_none_observations(seed: int, steps: int = 30) -> np.ndarray:
+    """The learner's flat observations of one MemTab game under memory none."""
+    env = gym.make("MemTab-v0", memory="none", opponents="random", learner_seat=0)
+    obs, info = env.reset(seed=seed)
+    out = [obs]
+    rng = np.random.default_rng(seed)
+    while len(out) < steps:
+        obs, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if term or trunc:
+            break
+        out.append(obs)
+    return np.stack(out)
+
+
+def _sequence_logits(policy, observations: np.ndarray) -> th.Tensor:
+    """Logits of the policy over one game's observations, the memory carried through."""
+    obs_t = th.as_tensor(observations)
+    zeros = th.zeros(policy.lstm_hidden_state_shape)
+    starts = th.zeros(len(observations))
+    starts[0] = 1.0
+    with th.no_grad():
+        dist, _ = policy.get_distribution(obs_t, (zeros, zeros.clone()), starts)
+    return dist.distribution.logits
+
+
+def _slot_model(seed: int = 0):
+    env = gym.make("MemTab-v0", memory="none", opponents="random")
+    cls, kwargs = _policy("slots", "memtab")
+    return RecurrentPPO(cls, env, n_steps=32, batch_size=32, n_epochs=1, seed=seed, policy_kwargs=kwargs)
+
+
+def test_slot_memory_policy_is_equivariant_over_a_whole_game():
+    """One cell per position with shared weights, then the set network: permuting the
+    positions of every observation of a game permutes every step's logits (the memory
+    travels with its position)."""
+    model = _slot_model()
+    with th.no_grad():  # a random, non-trivial output head
+        model.policy.mlp_extractor.logit.weight.normal_()
+    obs = _memtab_none_observations(seed=5)
+    perm = np.random.default_rng(1).permutation(28)
+    permuted = obs.copy()
+    for lo, width in ((0, 4), (4 * 28, 14)):  # status 28 x 4, card 28 x 14
+        block = obs[:, lo : lo + 28 * width].reshape(len(obs), 28, width)
+        permuted[:, lo : lo + 28 * width] = block[:, perm].reshape(len(obs), -1)
+    a, b = _sequence_logits(model.policy, obs), _sequence_logits(model.policy, permuted)
+    legal = a > -1e7
+    assert legal.sum() > 0 and th.equal(legal[:, perm], b > -1e7)
+    th.testing.assert_close(a[:, perm][legal[:, perm]], b[legal[:, perm]], rtol=1e-4, atol=1e-4)
+    # the memory matters: the same last observation without its history gives other logits
+    alone = _sequence_logits(model.policy, obs[-1:])
+    assert not th.allclose(alone[0][legal[-1]], a[-1][legal[-1]], atol=1e-3)
+
+
+def test_slot_memory_starts_as_a_latch():
+    """A fresh cell writes when its position shows a card and keeps it: a card shown once,
+    then hidden for 30 steps, is still distinguishable by kind, and positions never shown
+    stay small."""
+    from agents.recurrent_policy import SlotLstm
+
+    layout = token_layout("memtab")
+    cell = SlotLstm(layout, slot_size=16)
+    size, card0 = layout["size"], layout["card"][0]
+    x = th.zeros(31, 1, size)
+    x[:, 0, 0 : 4 * 28 : 4] = 1.0  # every position face down
+    for q, kind in ((3, 0), (9, 1), (12, 0)):
+        x[0, 0, card0 + 14 * q + kind] = 1.0  # shown once, at the first step
+    zeros = th.zeros(1, 1, 28 * 16)
+    with th.no_grad():
+        out, _ = cell(x, (zeros, zeros.clone()))
+    memory = out[:, 0, size:].reshape(31, 28, 16)
+    first, last = memory[0], memory[-1]
+    cos = th.nn.functional.cosine_similarity
+    for q in (3, 9, 12):
+        assert cos(first[q], last[q], dim=0) > 0.9 and last[q].abs().mean() > 0.3
+    assert cos(last[3], last[12], dim=0) > 0.99  # same kind, same memory
+    assert cos(last[3], last[9], dim=0) < 0.9  # another kind, another memory
+    assert last[[0, 1, 2, 20]].abs().mean() < 0.4 * last[[3, 9, 12]].abs().mean()
+
+
+def test_slot_memory_policy_saves_and_loads(tmp_path):
+    model = _slot_model()
+    model.learn(64)
+    model.save(tmp_path / "slots.zip")
+    loaded = RecurrentPPO.load(tmp_path / "slots.zip")
+    assert isinstance(loaded.policy, SlotMemoryPolicy)
+    obs = _memtab_none_observations(seed=7, steps=12)
+    th.testing.assert_close(_sequence_logits(loaded.policy, obs), _sequence_logits(model.policy, obs))

@@ -88,7 +88,8 @@ SMOKE = {
 def test_smoke_run_recurrent_with_the_set_features(tmp_path: Path) -> None:
     """recurrent_ppo with policy set: the set network as the LSTM policy's features
     extractor; the saved model loads and plays through the evaluation."""
-    run_train([*SMOKE["recurrent_ppo"], *TINY, "--policy", "set", "--set_dim", "8"], tmp_path)
+    run_train([*SMOKE["recurrent_ppo"], *TINY, "--policy", "set", "--set_dim", "8", "--slot_memory", "0"],
+              tmp_path)
     run = only_run(tmp_path)
     report = json.loads((run / "eval.json").read_text())
     check_eval(report, ["random", "greedy"], 4)
@@ -110,6 +111,18 @@ def test_smoke_run(algo: str, tmp_path: Path) -> None:
     assert "win rate" in proc.stdout  # the table was printed
     if algo == "dqn":
         assert list((run / "checkpoints").glob("replay_buffer_*.pkl"))
+    if algo == "recurrent_ppo":  # the config's per-position memory
+        with zipfile.ZipFile(run / "model.zip") as zf:
+            assert "SlotMemoryPolicy" in zf.read("data").decode()
+
+
+def test_slot_memory_needs_the_recurrent_set_policy() -> None:
+    ok = dict(algo="recurrent_ppo", policy="set", memory="none", slot_memory=8)
+    train.config_from_dict(ok).validate()
+    for bad, why in [({"algo": "maskable_ppo"}, "algo 'maskable_ppo'"), ({"policy": "mlp"}, "policy 'mlp'"),
+                     ({"obs_mask": False}, "obs_mask False"), ({"slot_memory": -1}, "0 \\(off\\)")]:
+        with pytest.raises(train.ConfigError, match=why):
+            train.config_from_dict({**ok, **bad}).validate()
 
 
 def test_resume_continues_step_count(tmp_path: Path) -> None:
