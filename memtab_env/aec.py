@@ -74,6 +74,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self.memory_spec = parse_memory(memory)
         self.reward_scheme = check_reward_scheme(reward)
         self._turn_penalty = self.reward_scheme == "turns"
+        self._dense = self.reward_scheme in ("score", "turns")
         self.render_mode = render_mode
         self._renderer: Any = None
 
@@ -160,11 +161,17 @@ class MemoryGameEnv(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        i = self.agent_name_mapping[agent]
-        obs, mask, remembered = self.encoder.observe(
-            self.game, self.state, i, self.memory, agent == self.agent_selection
-        )
-        return {"observation": obs, "action_mask": mask, "remembered_mask": remembered}
+        return self.encoder.observe(self.game, self.state, self.agent_name_mapping[agent],
+                                    self.memory, agent == self.agent_selection)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last`` (same result), without its extra indirections: it runs
+        once per step of every loop."""
+        agent = self.agent_selection
+        if agent is None:
+            raise RuntimeError("last() needs an agent on turn: call reset() first")
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -179,7 +186,8 @@ class MemoryGameEnv(AECEnv, EzPickle):
         # the engine validates and raises before changing anything
         t = self.game.apply_inplace(self.state, action)
         self.memory.on_action(t.player, t.revealed)
-        self._transitions.append(t)
+        transitions = self._transitions
+        transitions.append(t)
 
         # PettingZoo bookkeeping: the acting agent's cumulative reward restarts, `rewards`
         # holds this step's rewards (cleared only when a previous step set some)
@@ -187,15 +195,16 @@ class MemoryGameEnv(AECEnv, EzPickle):
         if self._rewards_set:
             self._clear_rewards()
             self._rewards_set = False
-        if self._prev_scores is not None:
-            scores = self.game.scores(self.state)
-            for a, d in zip(self.possible_agents, scores - self._prev_scores, strict=True):
-                self.rewards[a] = float(d)
-            self._prev_scores = scores
-            self._rewards_set = True
-        if self._turn_penalty and t.turn_over:
-            self.rewards[agent] -= 1.0
-            self._rewards_set = True
+        if self._dense:  # score changes or the turn penalty: rewards on every step
+            if self._prev_scores is not None:
+                scores = self.game.scores(self.state)
+                for a, d in zip(self.possible_agents, scores - self._prev_scores, strict=True):
+                    self.rewards[a] = float(d)
+                self._prev_scores = scores
+                self._rewards_set = True
+            if self._turn_penalty and t.turn_over:
+                self.rewards[agent] -= 1.0
+                self._rewards_set = True
         if t.game_over:
             self._final_rewards = win_rewards(self.game.num_players, self.game.winners(self.state))
             if self.reward_scheme == "win":
@@ -203,7 +212,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
                     self.rewards[a] = float(r)
             self._rewards_set = True
             self.terminations = dict.fromkeys(self.agents, True)
-        elif len(self._transitions) >= self._max_game_length:
+        elif len(transitions) >= self._max_game_length:
             # games without a rule bound on their length (Pelmanism, the board game) are
             # truncated at the engine's declared maximum; a MemTab game never gets here
             self.truncations = dict.fromkeys(self.agents, True)

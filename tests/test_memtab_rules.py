@@ -276,3 +276,36 @@ def test_info_block():
     assert g.info.max_turns == MAX_TURNS == 26
     assert g.info.max_game_length == 78
     assert g.info.score_bounds == (-35.0, 35.0)
+
+
+def test_direct_kernel_entries_agree_with_the_dispatched_kernels():
+    """The scalar engine calls the compiled kernels without numba's dispatcher
+    (``memtab_kernels.direct``); over random games they must return and write exactly
+    what the dispatched kernels do, and the engine objects must still pickle."""
+    import pickle
+
+    from memtab_env.games import memtab_kernels as K
+    from memtab_env.memory import Memory
+
+    step, observe = K.direct("step"), K.direct("observe")
+    rng = np.random.default_rng(3)
+    for game_no in range(30):
+        n = 1 + game_no % 6
+        a = K.new_state(rng.permutation(np.repeat(np.arange(14), 2)).astype(np.int8), 0)
+        b = a.copy()
+        memory = Memory("none" if game_no % 2 else "perfect", n, 28)
+        while not a[K.OVER]:
+            for o in range(n):
+                values, thr = memory.source(o)
+                x, y = np.empty(507 + 16 * n + 56, np.int8), np.empty(507 + 16 * n + 56, np.int8)
+                K.observe(a, n, o, values, thr, o == a[K.CURRENT], x)
+                observe(a, n, o, values, thr, bool(o == a[K.CURRENT]), y)
+                assert np.array_equal(x, y)
+            pos = int(rng.choice(np.flatnonzero(a[K.STATUS : K.OWNER] == K.DOWN)))
+            actor = int(a[K.CURRENT])
+            assert K.step(a, pos, n) == step(b, pos, n)
+            assert np.array_equal(a, b)
+            memory.on_action(actor, [pos])
+        assert step(b, 0, n) == K.ERR_OVER and np.array_equal(a, b)
+    game = MemTab(num_players=3)
+    assert pickle.loads(pickle.dumps(game)).num_players == 3

@@ -168,7 +168,13 @@ class MemTab(Game):
     MIN_PLAYERS: ClassVar[int] = 1
     MAX_PLAYERS: ClassVar[int] = 6
 
+    #: the rules kernel's compiled entry (``memtab_kernels.direct``), set by the first
+    #: instance; a class attribute, so instances pickle and copy as plain data
+    _step: ClassVar[Any] = None
+
     def __init__(self, num_players: int = 2, first_player: int = 0) -> None:
+        if MemTab._step is None:
+            MemTab._step = K.direct("step")
         self.num_players = check_int_option(
             "num_players", num_players, self.MIN_PLAYERS, self.MAX_PLAYERS
         )
@@ -242,7 +248,7 @@ class MemTab(Game):
     # -- the transition -----------------------------------------------------------------
     def apply_inplace(self, state: MemTabState, action: int) -> Transition:
         pos = action if type(action) is int else check_action(action, NUM_POSITIONS)
-        code = K.step(state.data, pos, self.num_players)
+        code = self._step(state.data, pos, self.num_players)
         if code < 0:
             self._raise_illegal(state, pos, code)
         # everything from the result code (module globals: no attribute lookups)

@@ -51,9 +51,9 @@ class Encoder:
 
     def observe(
         self, game: Any, state: Any, observer: int, memory: Any, on_turn: bool
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(observation, action_mask, remembered_mask)`` of an AEC observation, fresh
-        arrays. ``memory`` is the game's :class:`~memtab_env.memory.Memory`; the action
+    ) -> dict[str, np.ndarray]:
+        """The AEC observation dict (``observation``, ``action_mask``, ``remembered_mask``),
+        fresh arrays. ``memory`` is the game's :class:`~memtab_env.memory.Memory`; the action
         mask is all zeros unless ``on_turn``. Encoders may override this with a fused
         version; the result must be the same."""
         remembered = memory.known_row(observer) & game.face_down(state)
@@ -61,7 +61,8 @@ class Encoder:
             mask = game.legal_mask(state).astype(np.int8)
         else:
             mask = np.zeros(game.info.num_actions, dtype=np.int8)
-        return self.encode(state, observer, remembered), mask, remembered.astype(np.int8)
+        return {"observation": self.encode(state, observer, remembered), "action_mask": mask,
+                "remembered_mask": remembered.astype(np.int8)}
 
     def encode(self, state: Any, observer: int, remembered: np.ndarray) -> np.ndarray:
         raise NotImplementedError

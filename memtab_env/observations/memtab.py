@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 
 from memtab_env.games import memtab_kernels as K
@@ -10,7 +12,6 @@ from memtab_env.memory import Memory
 from memtab_env.observations import Encoder, Field
 
 _INT8 = np.dtype(np.int8)
-_observe = K.observe
 
 
 class MemTabEncoder(Encoder):
@@ -37,7 +38,13 @@ class MemTabEncoder(Encoder):
     ``B2..B8`` = 7..13.
     """
 
+    #: the fused kernel's compiled entry (``memtab_kernels.direct``), set by the first
+    #: instance (a class attribute: encoders pickle as plain data)
+    _kernel: ClassVar[Any] = None
+
     def __init__(self, game: MemTab) -> None:
+        if MemTabEncoder._kernel is None:
+            MemTabEncoder._kernel = K.direct("observe")
         n = game.num_players
         self.game = game
         self.num_players = n
@@ -68,10 +75,11 @@ class MemTabEncoder(Encoder):
 
     def observe(
         self, game: MemTab, state: MemTabState, observer: int, memory: Memory, on_turn: bool
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ) -> dict[str, np.ndarray]:
         """Fused version of :meth:`Encoder.observe`: one buffer, one kernel call (the
         memory is read through :meth:`Memory.source`, no mask is built in Python)."""
         values, threshold = memory.source(observer)
         buf = np.empty(self._buf_size, _INT8)
-        _observe(state.data, self.num_players, observer, values, threshold, on_turn, buf)
-        return buf[self._obs], buf[self._mask], buf[self._remembered]
+        self._kernel(state.data, self.num_players, observer, values, threshold, on_turn, buf)
+        return {"observation": buf[self._obs], "action_mask": buf[self._mask],
+                "remembered_mask": buf[self._remembered]}
