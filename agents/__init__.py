@@ -29,6 +29,8 @@ memtab         search       determinized Monte Carlo search (:mod:`agents.search
 memtab         sb3          trained SB3 policy; needs ``path=`` (:mod:`agents.sb3_policy`)
 memtab         human        plays from the terminal (:mod:`agents.human`)
 memtab         ppo-memtab   the shipped trained policy (:mod:`agents.shipped`)
+memtab         rppo-memtab  the shipped policy for memory ``none``: ``rppo-memtab-none``,
+                            it remembers by itself (:mod:`agents.shipped`)
 pelmanism      random, greedy, nomemory        (:mod:`agents.pelmanism_agents`),
                ppo-pelmanism                   (:mod:`agents.shipped`)
 memory_board   random, greedy                  (:mod:`agents.memory_board_agents`)
@@ -64,6 +66,7 @@ REGISTRY: dict[tuple[str, str], str] = {
     ("memtab", "sb3"): "agents.sb3_policy:SB3Agent",
     ("memtab", "human"): "agents.human:HumanAgent",
     ("memtab", "ppo-memtab"): "agents.shipped:PPOMemTab",
+    ("memtab", "rppo-memtab-none"): "agents.shipped:RPPOMemTabNone",
     ("pelmanism", "random"): "agents.pelmanism_agents:PelmanismRandomAgent",
     ("pelmanism", "greedy"): "agents.pelmanism_agents:PelmanismGreedyAgent",
     ("pelmanism", "nomemory"): "agents.pelmanism_agents:PelmanismNoMemoryAgent",

@@ -5,6 +5,12 @@
   players, perfect memory; ``configs/selfplay.yaml``).
 - ``agents.make("ppo-pelmanism", game="pelmanism")``: a Pelmanism policy (the same
   network, two players, perfect memory, the standard deck; ``configs/pelmanism.yaml``).
+- ``agents.make("rppo-memtab-none")``: a MemTab policy for memory ``none`` that carries
+  its own memory (RecurrentPPO with the per-position memory of
+  :class:`agents.recurrent_policy.SlotMemoryPolicy`, two players, trained against
+  ``random``; ``configs/recurrent_none.yaml``). It keeps its recurrent state from one
+  ``act`` to the next and starts afresh at ``reset``: give it every observation of its own
+  moves, in order, from the start of each game.
 
 Each has three files in ``agents/policies/``:
 
@@ -14,9 +20,9 @@ Each has three files in ``agents/policies/``:
 - ``<name>_eval.json``: its measured win rates (``train.py --evaluate`` schema).
 
 The policies are played by :class:`agents.sb3_policy.SB3Agent`, so they only ever choose
-legal flips. Each was trained on two-player games with the ``perfect`` memory model; the
-observation length fixes the number of players (and for Pelmanism the deck): the loader
-refuses other games with a message that says so.
+legal flips. Each was trained on two-player games (``perfect`` memory, but ``none`` for
+``rppo-memtab-none``); the observation length fixes the number of players (and for
+Pelmanism the deck): the loader refuses other games with a message that says so.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ POLICY_DIR = Path(__file__).resolve().parent / "policies"
 SHIPPED: dict[str, tuple[str, str]] = {
     "ppo-memtab": ("ppo_memtab.zip", "MaskablePPO"),
     "ppo-pelmanism": ("ppo_pelmanism.zip", "MaskablePPO"),
+    "rppo-memtab-none": ("rppo_memtab_none.zip", "RecurrentPPO"),
 }
 
 
@@ -73,4 +80,11 @@ class PPOPelmanism(_Shipped):
     shipped_name = "ppo-pelmanism"
 
 
-__all__ = ["POLICY_DIR", "SHIPPED", "PPOMemTab", "PPOPelmanism", "shipped_path"]
+class RPPOMemTabNone(_Shipped):
+    """The shipped no-memory MemTab policy (``agents.make("rppo-memtab-none")``): plays
+    under memory ``none`` and remembers by itself. Arguments as :class:`PPOMemTab`."""
+
+    shipped_name = "rppo-memtab-none"
+
+
+__all__ = ["POLICY_DIR", "SHIPPED", "PPOMemTab", "PPOPelmanism", "RPPOMemTabNone", "shipped_path"]

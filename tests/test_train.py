@@ -292,23 +292,26 @@ def test_split_counts_and_wilson() -> None:
 # ---------------------------------------------------------------------------------------
 # the shipped policy
 # ---------------------------------------------------------------------------------------
-SHIPPED = [  # name, game, file stem, opponent it must beat, its win rate floor over 400 games
-    ("ppo-memtab", "memtab", "ppo_memtab", "greedy", 0.55),
-    ("ppo-pelmanism", "pelmanism", "ppo_pelmanism", "greedy", 0.5),
+SHIPPED = [  # name, game, env options, file stem, opponent it must beat, win rate floor (400 games)
+    ("ppo-memtab", "memtab", {}, "ppo_memtab", "greedy", 0.55),
+    ("ppo-pelmanism", "pelmanism", {}, "ppo_pelmanism", "greedy", 0.5),
+    ("rppo-memtab-none", "memtab", {"memory": "none"}, "rppo_memtab_none", "random", 0.75),
 ]
 
 
-@pytest.mark.parametrize("name,game,stem,opponent,floor", SHIPPED, ids=[s[0] for s in SHIPPED])
-def test_shipped_policy_loads_by_name_and_beats_its_opponent(name, game, stem, opponent, floor) -> None:
+@pytest.mark.parametrize("name,game,options,stem,opponent,floor", SHIPPED, ids=[s[0] for s in SHIPPED])
+def test_shipped_policy_loads_by_name_and_beats_its_opponent(name, game, options, stem, opponent,
+                                                             floor) -> None:
     """Every shipped policy loads by name, plays only legal flips through the bare AEC env
     (which raises on an illegal one), and beats its opponent over 200 deals played from
     both seats (deterministic: fixed deals, deterministic policy and opponents). Measured
-    over 4000 games: ppo-memtab 0.664 and ppo-pelmanism 0.58 against greedy."""
+    over 4000 games: ppo-memtab 0.664 and ppo-pelmanism 0.58 against greedy; over 2000
+    games under memory none, rppo-memtab-none 0.824 against random."""
     import agents
     from memtab_env.play import make_raw_env, play_game, win_shares
 
     policy = agents.make(name, game=game)
-    env = make_raw_env(game)
+    env = make_raw_env(game, **options)
     shares = []
     for seed in range(200):
         for seat in (0, 1):
