@@ -169,7 +169,68 @@ def resolve_threads(parallel: bool | int | None, count: int) -> int:
     )
 
 
-class BatchedMemTab:
+class BatchedGames:
+    """What the batched engines of every game share: the per-slot seeds and game counts,
+    the winners of the games that ended in the last step, observer seats, the thread
+    runner and the memory count. Subclasses set ``num_envs``, ``num_players``,
+    ``state``, ``rng``, ``run`` (a :class:`KernelRunner`), ``_final_bits``,
+    ``_observers``, ``_obs`` and ``_has_reset``, and list their arrays in
+    :meth:`_buffers`."""
+
+    num_envs: int
+    num_players: int
+    state: np.ndarray
+    rng: np.ndarray
+    run: KernelRunner
+    _final_bits: np.ndarray
+    _observers: np.ndarray
+    _obs: np.ndarray | None
+    _has_reset: bool
+
+    @property
+    def game_seed(self) -> np.ndarray:
+        """(B,) uint64: the game seed of the game in each slot (replays it in the AEC env)."""
+        return self.rng[:, kn.R_GAME_SEED]
+
+    @property
+    def games_started(self) -> np.ndarray:
+        """(B,) games started in each slot since its last explicit reset (1 = the first)."""
+        return self.rng[:, kn.R_GAMES]
+
+    @property
+    def final_winners(self) -> np.ndarray:
+        """(B, n) bool: the winners of the games that ended by the rules in the last step."""
+        bits = self._final_bits[:, None] >> (1 + np.arange(self.num_players))
+        return (bits & 1).astype(bool)
+
+    def _check_reset(self) -> None:
+        if not self._has_reset:
+            raise MemTabError("call reset() before using the batched engine")
+
+    def _observer_array(self, observer: int | Sequence[int] | np.ndarray | None) -> np.ndarray:
+        if observer is None:
+            return self._observers  # all -1: the seat on turn
+        obs = np.broadcast_to(np.asarray(observer, dtype=np.int64), (self.num_envs,))
+        if obs.min() < 0 or obs.max() >= self.num_players:
+            raise InvalidOptionError(f"observer seats must be in [0, {self.num_players - 1}]")
+        return np.ascontiguousarray(obs)
+
+    def close(self) -> None:
+        """Stop the worker threads (the engine stays usable; they restart on demand)."""
+        self.run.close()
+
+    def _buffers(self) -> tuple[np.ndarray, ...]:
+        """Every array the engine holds besides the observation buffer."""
+        raise NotImplementedError
+
+    def memory_bytes_per_game(self) -> int:
+        """Bytes of state, generators and preallocated buffers per game."""
+        total = sum(a.nbytes for a in self._buffers())
+        total += self._obs.nbytes if self._obs is not None else 0
+        return total // self.num_envs
+
+
+class BatchedMemTab(BatchedGames):
     """B MemTab games in lockstep: one flip per game per :meth:`step`, with auto-reset.
 
     Args:
@@ -293,22 +354,6 @@ class BatchedMemTab:
         return self.state[:, kn.BASE : kn.BASE + self.num_players]
 
     @property
-    def game_seed(self) -> np.ndarray:
-        """(B,) uint64: the game seed of the game in each slot (replays it in the AEC env)."""
-        return self.rng[:, kn.R_GAME_SEED]
-
-    @property
-    def games_started(self) -> np.ndarray:
-        """(B,) games started in each slot since its last explicit reset (1 = the first)."""
-        return self.rng[:, kn.R_GAMES]
-
-    @property
-    def final_winners(self) -> np.ndarray:
-        """(B, n) bool: the winners of the games that ended in the last step."""
-        bits = self._final_bits[:, None] >> (1 + np.arange(self.num_players))
-        return (bits & 1).astype(bool)
-
-    @property
     def final_instant_win(self) -> np.ndarray:
         """(B,) bool: whether the games that ended in the last step ended by instant win."""
         return (self._final_bits & 1).astype(bool)
@@ -353,10 +398,6 @@ class BatchedMemTab:
             kn.set_layouts(self.state, idx, parsed)
         self._has_reset = True
         self._masks_fresh = False
-
-    def _check_reset(self) -> None:
-        if not self._has_reset:
-            raise MemTabError("call reset() before using the batched engine")
 
     def step(self, actions: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Flip ``actions[i]`` in game ``i`` for the seat on turn there.
@@ -404,14 +445,6 @@ class BatchedMemTab:
         self._masks_fresh = True
         self.run(kn.masks_range, self.num_envs, self.state, self._masks)
         return self._masks
-
-    def _observer_array(self, observer: int | Sequence[int] | np.ndarray | None) -> np.ndarray:
-        if observer is None:
-            return self._observers  # all -1: the seat on turn
-        obs = np.broadcast_to(np.asarray(observer, dtype=np.int64), (self.num_envs,))
-        if obs.min() < 0 or obs.max() >= self.num_players:
-            raise InvalidOptionError(f"observer seats must be in [0, {self.num_players - 1}]")
-        return np.ascontiguousarray(obs)
 
     def observations(
         self,
@@ -481,16 +514,9 @@ class BatchedMemTab:
         st.data = self.state[i, : kn.ROW].copy()
         return st
 
-    def close(self) -> None:
-        """Stop the worker threads (the engine stays usable; they restart on demand)."""
-        self.run.close()
-
-    def memory_bytes_per_game(self) -> int:
-        """Bytes of state, generators and preallocated buffers per game."""
-        arrays = (
+    def _buffers(self) -> tuple[np.ndarray, ...]:
+        return (
             self.state, self.rng, self._rewards, self._terminated, self.final_scores,
             self._final_bits, self.final_game_seed, self._masks, self._remembered,
             self._actions, self._observers, self._all,
         )  # fmt: skip
-        total = sum(a.nbytes for a in arrays) + (self._obs.nbytes if self._obs is not None else 0)
-        return total // self.num_envs

@@ -71,10 +71,10 @@ from memtab_env.observations.pelmanism import PelmanismEncoder
 from memtab_env.rewards import check_reward_scheme
 from memtab_env.vector import kernels as kn
 from memtab_env.vector import pelmanism_kernels as pk
-from memtab_env.vector.engine import KernelRunner, resolve_threads, seed_array
+from memtab_env.vector.engine import BatchedGames, KernelRunner, resolve_threads, seed_array
 
 
-class BatchedPelmanism:
+class BatchedPelmanism(BatchedGames):
     """B Pelmanism games in lockstep: one flip per game per :meth:`step`, with auto-reset.
 
     Args:
@@ -241,22 +241,6 @@ class BatchedPelmanism:
         """(B,) flips made in each game so far."""
         return self.times[:, pk.CLOCK]
 
-    @property
-    def game_seed(self) -> np.ndarray:
-        """(B,) uint64: the game seed of the game in each slot (replays it in the AEC env)."""
-        return self.rng[:, kn.R_GAME_SEED]
-
-    @property
-    def games_started(self) -> np.ndarray:
-        """(B,) games started in each slot since its last explicit reset (1 = the first)."""
-        return self.rng[:, kn.R_GAMES]
-
-    @property
-    def final_winners(self) -> np.ndarray:
-        """(B, n) bool: the winners of the games that ended by the rules in the last step."""
-        bits = self._final_bits[:, None] >> (1 + np.arange(self.num_players))
-        return (bits & 1).astype(bool)
-
     # -- lifecycle ----------------------------------------------------------------------
     def reset(
         self,
@@ -297,10 +281,6 @@ class BatchedPelmanism:
             pk.set_layouts(self.state, idx, parsed, self._card_kind)
         self._has_reset = True
         self._masks_fresh = False
-
-    def _check_reset(self) -> None:
-        if not self._has_reset:
-            raise MemTabError("call reset() before using the batched engine")
 
     def step(self, actions: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Flip ``actions[i]`` in game ``i`` for the seat on turn there.
@@ -360,14 +340,6 @@ class BatchedPelmanism:
         self._masks_fresh = True
         self.run(pk.masks_range, self.num_envs, self.state, self._masks, self.num_positions)
         return self._masks
-
-    def _observer_array(self, observer: int | Sequence[int] | np.ndarray | None) -> np.ndarray:
-        if observer is None:
-            return self._observers  # all -1: the seat on turn
-        obs = np.broadcast_to(np.asarray(observer, dtype=np.int64), (self.num_envs,))
-        if obs.min() < 0 or obs.max() >= self.num_players:
-            raise InvalidOptionError(f"observer seats must be in [0, {self.num_players - 1}]")
-        return np.ascontiguousarray(obs)
 
     def observations(
         self,
@@ -461,17 +433,10 @@ class BatchedPelmanism:
         st.over = bool(row[pk.OVER] == pk.OVER_RULES)
         return st
 
-    def close(self) -> None:
-        """Stop the worker threads (the engine stays usable; they restart on demand)."""
-        self.run.close()
-
-    def memory_bytes_per_game(self) -> int:
-        """Bytes of state, generators and preallocated buffers per game."""
-        arrays = (
+    def _buffers(self) -> tuple[np.ndarray, ...]:
+        return (
             self.state, self.times, self.rng, self._rewards, self._terminated, self._truncated,
             self.final_scores, self._final_bits, self.final_game_seed, self.final_turns,
             self.final_flips, self._masks, self._remembered, self._actions, self._observers,
             self._all,
         )  # fmt: skip
-        total = sum(a.nbytes for a in arrays) + (self._obs.nbytes if self._obs is not None else 0)
-        return total // self.num_envs
