@@ -26,6 +26,8 @@ from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 from stable_baselines3.common.distributions import Distribution
 from torch import nn
 
+from agents.set_policy import _SetPolicyMixin
+
 #: logit of an action the observation shows to be illegal (as sb3-contrib's masks)
 MASKED_LOGIT = -1e8
 
@@ -196,7 +198,7 @@ def slot_layout(layout: dict[str, Any], slot_size: int) -> dict[str, Any]:
     return out
 
 
-class SlotMemoryPolicy(ObsMaskedLstmPolicy):
+class SlotMemoryPolicy(_SetPolicyMixin, ObsMaskedLstmPolicy):
     """A recurrent set policy: :class:`SlotLstm` (a memory cell per position) followed by
     the set network of :mod:`agents.set_policy` over "what the observation shows and what I
     remember here", for sb3-contrib's ``RecurrentPPO`` (``slot_memory`` in ``train.py``).
@@ -204,7 +206,9 @@ class SlotMemoryPolicy(ObsMaskedLstmPolicy):
     Only the memory is recurrent; the actor and the critic share it (sb3-contrib's
     ``shared_lstm``: the critic reads it without sending gradients into it), and the action
     logits are restricted to the flips the observation shows face down, as in
-    :class:`ObsMaskedLstmPolicy`.
+    :class:`ObsMaskedLstmPolicy`. The set network and its heads are built as in the
+    feed-forward set policies (``agents.set_policy._SetPolicyMixin``), on
+    :func:`slot_layout` of the observation's layout.
 
     Args:
         layout: the observation's :func:`agents.set_policy.token_layout`.
@@ -212,16 +216,20 @@ class SlotMemoryPolicy(ObsMaskedLstmPolicy):
         set_dim, set_layers, value_hidden: the set network's widths and depth.
         legal_status: :func:`legal_status` of the game.
         *args, **kwargs: those of ``RecurrentActorCriticPolicy`` (``lstm_hidden_size``,
-            ``shared_lstm``, ``enable_critic_lstm`` and ``net_arch`` are set here).
+            ``shared_lstm``, ``enable_critic_lstm`` and ``n_lstm_layers`` are set here).
     """
 
+    #: set here, or derived from ``layout``: a saved model's values are recomputed
+    _DERIVED = ("lstm_hidden_size", "shared_lstm", "enable_critic_lstm", "n_lstm_layers", "set_layout")
+
     def __init__(self, *args: Any, layout: dict[str, Any], slot_size: int = 16, set_dim: int = 32,
-                 set_layers: int = 3, value_hidden: int = 64, **kwargs: Any) -> None:
+                 set_layers: int = 3, **kwargs: Any) -> None:
         self.layout, self.slot_size = dict(layout), int(slot_size)
-        self.set_dim, self.set_layers, self.value_hidden = set_dim, set_layers, value_hidden
-        for name in ("lstm_hidden_size", "shared_lstm", "enable_critic_lstm", "n_lstm_layers"):
+        for name in self._DERIVED:
             kwargs.pop(name, None)
-        super().__init__(*args, lstm_hidden_size=int(layout["positions"]) * self.slot_size,
+        super().__init__(*args, set_dim=set_dim, set_layers=set_layers,
+                         set_layout=slot_layout(self.layout, self.slot_size),
+                         lstm_hidden_size=int(layout["positions"]) * self.slot_size,
                          shared_lstm=True, enable_critic_lstm=False, **kwargs)
         if self.features_dim != self.layout["size"]:
             raise ValueError(f"the layout is for observations of {self.layout['size']} values, "
@@ -230,25 +238,11 @@ class SlotMemoryPolicy(ObsMaskedLstmPolicy):
         lr = self.optimizer.param_groups[0]["lr"]
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr, **self.optimizer_kwargs)
 
-    def _build_mlp_extractor(self) -> None:
-        from agents.set_policy import MemTabSetNet
-
-        net_layout = slot_layout(self.layout, self.slot_size)
-        self.mlp_extractor = MemTabSetNet(net_layout["size"], self.set_dim, self.set_layers,
-                                          self.value_hidden, net_layout)
-
-    def _build(self, lr_schedule: Any) -> None:
-        super()._build(lr_schedule)
-        self.action_net = nn.Identity()  # the set network gives one logit per position
-        nn.init.orthogonal_(self.mlp_extractor.logit.weight, gain=0.01)
-        nn.init.zeros_(self.mlp_extractor.logit.bias)
-
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
-        for name in ("lstm_hidden_size", "shared_lstm", "enable_critic_lstm", "n_lstm_layers"):
+        for name in self._DERIVED:
             data.pop(name, None)
-        data.update(layout=self.layout, slot_size=self.slot_size, set_dim=self.set_dim,
-                    set_layers=self.set_layers, value_hidden=self.value_hidden)
+        data.update(layout=self.layout, slot_size=self.slot_size)
         return data
 
 

@@ -169,7 +169,7 @@ class SingleAgentEnv(gym.Env):
     def _over(self) -> bool:
         """Whether the game is over for the learner: ended by the rules, or truncated by
         the AEC env at the game's maximum length (Pelmanism and the board game)."""
-        learner = self._learner
+        learner = self._learner_agent
         return bool(self.aec.terminations[learner] or self.aec.truncations[learner])
 
     def _reset_opponents(self) -> None:

@@ -129,8 +129,7 @@ class Memory:
         self.time = 0  # number of reveals so far
         # reveal count at each position's latest reveal (1-based); 0 = never revealed
         self.reveal_time = np.zeros(p, dtype=np.int64)
-        # reveal count after each observer's latest action, and before it
-        self.last_action = [0] * n
+        # reveal count before each observer's latest action (the threshold of none)
         self._action_start = [0] * n
         self._bits: np.ndarray | None = None  # decay: remembered bits (observer, position)
         self._rngs: list[np.random.Generator] = []
@@ -166,7 +165,6 @@ class Memory:
             self.time += 1
             times[pos] = self.time
         self._action_start[actor] = start
-        self.last_action[actor] = self.time
 
     def source(self, observer: int) -> tuple[np.ndarray, int]:
         """``(values, threshold)``: ``observer`` remembers position q (face down or not)

@@ -17,7 +17,8 @@ State matrix ``st`` (int8, one row per game; ``n`` = number of players)::
     CLOCK             memory: flips (reveals) so far in this game (``Memory.time``)
     SEAT              the learner's seat (single-agent view; 0 otherwise)
     [BASE, +n)        scores (red minus black in each tableau), kept up to date
-    [BASE+n, +n)      memory: CLOCK after each seat's latest flip (``Memory.last_action``)
+    [BASE+n, +n)      memory: CLOCK after each seat's latest flip (one reveal per flip:
+                      ``Memory.source``'s ``none`` threshold + 1)
     [BASE+2n, +28n)   decay memory only: remembered bit of each (observer, position)
 
 Generator matrix ``rg`` (uint64, one row per game; generators as in

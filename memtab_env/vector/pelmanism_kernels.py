@@ -43,8 +43,8 @@ Time matrix ``tm`` (int32, one row per game)::
 
     CLOCK              flips (= reveals) so far in this game (``Memory.time``)
     TURNS              turns completed, extra turns included (``PelmanismState.turns``)
-    [LASTACT, +n)      CLOCK after each seat's latest flip (``Memory.last_action``);
-                       6 columns are reserved
+    [LASTACT, +n)      CLOCK after each seat's latest flip (``Memory.source``'s ``none``
+                       threshold + 1); 6 columns are reserved
     [RTIME, +P)        CLOCK of each position's latest reveal (1-based), 0 never
 
 Generator matrix ``rg`` (uint64): exactly the layout of :mod:`memtab_env.vector.kernels`
