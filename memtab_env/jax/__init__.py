@@ -1,0 +1,100 @@
+"""JAX backend: MemTab and Pelmanism as pure functions for ``jit`` and ``vmap``, on CPU
+and accelerators (optional extra ``memtab-env[jax]``).
+
+pgx-style functional API, the same rules, observations and rewards as the numba engine
+(held equal flip for flip by ``tests/test_jax_backend.py``)::
+
+    import jax, memtab_env.jax as mj
+
+    env = mj.make("MemTab-v0", num_players=2, memory="none")
+    state = env.init(jax.random.key(0))              # or env.init_from_layout(record["layout"])
+    state = env.step(state, action)                  # State: current_player, observation,
+                                                     # legal_action_mask, rewards, terminated, truncated
+    keys = jax.random.split(jax.random.key(1), 4096)
+    batch = jax.vmap(env.init)(keys)                 # 4096 games
+    batch = jax.jit(jax.vmap(env.step))(batch, actions)
+
+    view = mj.make_single_agent("MemTab-v0", opponents="greedy")  # opponents inside step
+
+Ids: ``MemTab-v0`` (options ``num_players`` 1-6, ``first_player``) and ``Pelmanism-v0``
+(``deck``, ``num_players``, ``first_player``, ``max_turns``); every id takes ``memory``
+(``perfect``, ``none``, ``decay:p``, ``window:k``), ``reward`` (``win``, ``score``,
+``turns``), ``illegal_action_penalty`` and ``observe`` (:class:`memtab_env.jax.env.Env`).
+Memory: The Board Game has no JAX backend.
+
+Conventions that differ from the numba APIs: illegal actions end the game with a loss for
+the offender (pgx), and ``decay`` forgets from JAX keys (the same law, other streams).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+try:
+    import jax  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised without the extra
+    raise ImportError(
+        "memtab_env.jax needs JAX: pip install 'memtab-env[jax]' (or pip install 'jax[cpu]')"
+    ) from exc
+
+from memtab_env.errors import InvalidOptionError
+from memtab_env.jax.env import Env, State, auto_reset, auto_reset_batch, shuffle, uniform_legal
+from memtab_env.jax.memtab import MemTabJax
+from memtab_env.jax.pelmanism import PelmanismJax
+from memtab_env.jax.single_agent import SingleAgentEnv, SingleAgentState
+
+#: env id -> the game's JAX rules
+GAMES: dict[str, type] = {"MemTab-v0": MemTabJax, "Pelmanism-v0": PelmanismJax}
+_ENV_OPTIONS = ("memory", "reward", "illegal_action_penalty", "observe")
+
+
+def _game(env_id: str, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    if env_id not in GAMES:
+        raise InvalidOptionError(f"no JAX backend for {env_id!r}; JAX ids: {sorted(GAMES)}")
+    cls = GAMES[env_id]
+    import inspect
+
+    game_params = [p for p in inspect.signature(cls).parameters]
+    env_opts = {k: v for k, v in options.items() if k in _ENV_OPTIONS}
+    game_opts = {k: v for k, v in options.items() if k not in _ENV_OPTIONS}
+    unknown = sorted(set(game_opts) - set(game_params))
+    if unknown:
+        raise InvalidOptionError(
+            f"unknown option(s) {unknown} for the JAX {env_id}; allowed: "
+            f"{sorted([*_ENV_OPTIONS, *game_params])}")
+    return cls(**game_opts), env_opts
+
+
+def make(env_id: str, **options: Any) -> Env:
+    """The functional env of ``env_id`` (see the module docstring for the options)."""
+    game, env_opts = _game(env_id, options)
+    return Env(game, **env_opts)
+
+
+def make_single_agent(env_id: str, opponents: str | Sequence[str] = "random",
+                      learner_seat: int | str = 0, **options: Any) -> SingleAgentEnv:
+    """The single-agent view of ``env_id``: built-in JAX opponents (``"random"``,
+    ``"greedy"``) play the other seats inside ``step``."""
+    game, env_opts = _game(env_id, options)
+    if "observe" in env_opts:
+        raise InvalidOptionError("the single-agent view builds the learner's observation itself; "
+                                 "drop the 'observe' option")
+    return SingleAgentEnv(Env(game, observe=False, **env_opts), opponents, learner_seat)
+
+
+__all__ = [
+    "GAMES",
+    "Env",
+    "MemTabJax",
+    "PelmanismJax",
+    "SingleAgentEnv",
+    "SingleAgentState",
+    "State",
+    "auto_reset",
+    "auto_reset_batch",
+    "make",
+    "make_single_agent",
+    "shuffle",
+    "uniform_legal",
+]

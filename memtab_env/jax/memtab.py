@@ -1,0 +1,233 @@
+"""MemTab as pure JAX functions: the rules of :mod:`memtab_env.games.memtab_kernels`.
+
+A second backend of the same rules, held equal to the numba kernels flip for flip by
+``tests/test_jax_backend.py``. The state is a pytree of fixed-shape arrays, every
+transition branch-free (``jnp.where`` over the flip index), so it jits and vmaps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from memtab_env.games import memtab_kernels as K
+from memtab_env.games.memtab import MemTab, MemTabState, parse_layout
+from memtab_env.jax.env import shuffle
+from memtab_env.observations.memtab import MemTabEncoder
+
+P = K.NUM_POSITIONS
+NUM_KINDS = K.NUM_KINDS
+DOWN, UP, GONE, TABLEAU = K.DOWN, K.UP, K.GONE, K.TABLEAU
+_POINTS = np.asarray(K.KIND_POINTS, np.int32)
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class MemTabGameState:
+    """The fields of the numba state row (:mod:`memtab_env.games.memtab_kernels`).
+
+    Attributes:
+        layout: int8[28], kind dealt at each position.
+        status: int8[28], 0 DOWN, 1 UP, 2 GONE, 3 TABLEAU.
+        owner: int8[28], seat whose tableau holds the card, -1 otherwise.
+        turn_flips: int32[3], positions flipped so far this turn, -1 for not yet.
+        current: int32, seat on turn.
+        flip: int32, index of the next flip within the turn (0, 1, 2).
+        pairs: int32, pairs removed so far this turn.
+        turn: int32, turns started (1-based).
+        over: bool; instant: bool (two pairs in one turn); winner: int32 (-1 or the
+            instant winner).
+    """
+
+    layout: jax.Array
+    status: jax.Array
+    owner: jax.Array
+    turn_flips: jax.Array
+    current: jax.Array
+    flip: jax.Array
+    pairs: jax.Array
+    turn: jax.Array
+    over: jax.Array
+    instant: jax.Array
+    winner: jax.Array
+
+
+class MemTabJax:
+    """MemTab's rules for one configuration (``num_players``, ``first_player``)."""
+
+    name = "memtab"
+
+    def __init__(self, num_players: int = 2, first_player: int = 0) -> None:
+        self.engine = MemTab(num_players=num_players, first_player=first_player)
+        self.num_players = self.engine.num_players
+        self.first_player = self.engine.first_player
+        self.num_positions = P
+        self.num_actions = P
+        self.num_kinds = NUM_KINDS
+        self.max_game_length = self.engine.info.max_game_length
+        self.obs_size = MemTabEncoder(self.engine).size
+        self._deck = jnp.asarray(np.repeat(np.arange(NUM_KINDS, dtype=np.int8), 2))
+
+    def options(self) -> dict[str, Any]:
+        return {"num_players": self.num_players, "first_player": self.first_player}
+
+    # -- construction ---------------------------------------------------------------
+    def parse_layout(self, layout: Any) -> np.ndarray:
+        """Kind ids (int8[28]) from a record's card codes or kind ids (checked)."""
+        return parse_layout(layout)
+
+    def deal(self, key: jax.Array) -> jax.Array:
+        """A uniform permutation of the deck (kind ids by position)."""
+        return shuffle(key, self._deck)
+
+    def init(self, layout: jax.Array, first_player: jax.Array) -> MemTabGameState:
+        return MemTabGameState(
+            layout=jnp.asarray(layout, jnp.int8),
+            status=jnp.zeros(P, jnp.int8),
+            owner=jnp.full(P, -1, jnp.int8),
+            turn_flips=jnp.full(3, -1, jnp.int32),
+            current=jnp.asarray(first_player, jnp.int32),
+            flip=jnp.int32(0),
+            pairs=jnp.int32(0),
+            turn=jnp.int32(1),
+            over=jnp.bool_(False),
+            instant=jnp.bool_(False),
+            winner=jnp.int32(-1),
+        )
+
+    def from_numpy(self, state: MemTabState) -> MemTabGameState:
+        """The same state from a numba state row (for tests and hand-offs)."""
+        d = state.data.astype(np.int32)
+        return MemTabGameState(
+            layout=jnp.asarray(state.layout), status=jnp.asarray(state.status),
+            owner=jnp.asarray(state.owner), turn_flips=jnp.asarray(d[K.TURN_FLIPS:K.CURRENT]),
+            current=jnp.int32(d[K.CURRENT]), flip=jnp.int32(d[K.FLIP]),
+            pairs=jnp.int32(d[K.PAIRS]), turn=jnp.int32(d[K.TURN]),
+            over=jnp.bool_(d[K.OVER]), instant=jnp.bool_(d[K.INSTANT]),
+            winner=jnp.int32(d[K.WINNER]))
+
+    # -- queries --------------------------------------------------------------------
+    def kinds(self, gs: MemTabGameState) -> jax.Array:
+        return gs.layout.astype(jnp.int32)
+
+    def face_down(self, gs: MemTabGameState) -> jax.Array:
+        return gs.status == DOWN
+
+    def legal(self, gs: MemTabGameState) -> jax.Array:
+        return (gs.status == DOWN) & ~gs.over
+
+    def scores(self, gs: MemTabGameState) -> jax.Array:
+        """int32[n]: red values minus black values in each tableau."""
+        n = self.num_players
+        tab = gs.status == TABLEAU
+        points = jnp.where(tab, jnp.asarray(_POINTS)[gs.layout], 0)
+        seat = jax.nn.one_hot(gs.owner, n, dtype=jnp.int32)  # owner -1 -> zeros
+        return points @ seat
+
+    def winners(self, gs: MemTabGameState) -> jax.Array:
+        """bool[n]: the instant winner, else every top scorer."""
+        sc = self.scores(gs)
+        top = sc == sc.max()
+        instant = jnp.arange(self.num_players) == gs.winner
+        return jnp.where(gs.instant, instant, top)
+
+    def visible(self, gs: MemTabGameState, remembered: jax.Array) -> jax.Array:
+        """bool[28]: positions whose kind an observation shows (face up, in a tableau,
+        face down and remembered)."""
+        st = gs.status
+        return (st == UP) | (st == TABLEAU) | ((st == DOWN) & remembered)
+
+    # -- the transition -------------------------------------------------------------
+    def step(self, gs: MemTabGameState, action: jax.Array) -> tuple[MemTabGameState, jax.Array]:
+        """Flip ``action`` (which must be legal); returns the new state and whether the
+        flip ended the turn. The same transition as ``memtab_kernels.step``."""
+        n = self.num_players
+        pos = jnp.arange(P)
+        hit = pos == action
+        status, owner, layout = gs.status, gs.owner, gs.layout
+        player = gs.current
+        kind = layout[action]
+        flip = gs.flip
+        turn_flips = gs.turn_flips.at[flip].set(action)
+        first = turn_flips[0]
+        # flip 2 (index 1): a match with flip 1 removes both
+        match12 = (flip == 1) & (layout[first] == kind)
+        # flip 3 (index 2): into the tableau, or off with its twin there
+        twin = (status == TABLEAU) & (owner == player) & (layout == kind)
+        match3 = (flip == 2) & twin.any()
+        new_here = jnp.where(flip < 2, jnp.where(match12, GONE, UP),
+                             jnp.where(match3, GONE, TABLEAU)).astype(jnp.int8)
+        status = jnp.where(hit, new_here, status)
+        status = jnp.where(match12 & (pos == first), jnp.int8(GONE), status)
+        status = jnp.where(match3 & twin, jnp.int8(GONE), status)
+        owner = jnp.where(match3 & twin, jnp.int8(-1), owner)
+        owner = jnp.where(hit & (flip == 2) & ~match3, player.astype(jnp.int8), owner)
+        pairs = gs.pairs + match12 + match3
+        # end of the turn: unmatched flips go back face down, the next turn starts
+        end = flip == 2
+        status = jnp.where(end & (status == UP), jnp.int8(DOWN), status)
+        instant = end & (pairs >= 2)
+        down = jnp.sum(status == DOWN)
+        next_player = jnp.where(pairs == 0, (player + 1) % n, player)
+        over = instant | (end & (down <= 2))
+        new = MemTabGameState(
+            layout=layout,
+            status=status,
+            owner=owner,
+            turn_flips=jnp.where(end & ~instant, jnp.full(3, -1, jnp.int32), turn_flips),
+            current=jnp.where(end & ~instant, next_player, player).astype(jnp.int32),
+            flip=jnp.where(end, jnp.where(instant, 2, 0), flip + 1).astype(jnp.int32),
+            pairs=jnp.where(end & ~instant, 0, pairs).astype(jnp.int32),
+            turn=gs.turn + (end & ~instant),
+            over=over,
+            instant=instant,
+            winner=jnp.where(instant, player, gs.winner).astype(jnp.int32),
+        )
+        return new, end
+
+    # -- observation ----------------------------------------------------------------
+    def encode(self, gs: MemTabGameState, observer: jax.Array, remembered: jax.Array) -> jax.Array:
+        """The flat int8 observation of ``observer``: the layout of
+        :class:`memtab_env.observations.memtab.MemTabEncoder`, value for value."""
+        n = self.num_players
+        st = gs.status.astype(jnp.int32)
+        kind = gs.layout.astype(jnp.int32)
+        status_1h = jax.nn.one_hot(st, 4, dtype=jnp.int8)
+        shown = self.visible(gs, remembered)
+        card = jax.nn.one_hot(jnp.where(shown, kind, -1), NUM_KINDS, dtype=jnp.int8)
+        tab = st == TABLEAU
+        rel = jnp.where(tab, (gs.owner.astype(jnp.int32) - observer) % n, -1)
+        seat = jax.nn.one_hot(rel, n, dtype=jnp.int32)  # [28, n]
+        kind_1h = jax.nn.one_hot(kind, NUM_KINDS, dtype=jnp.int32)  # [28, 14]
+        tableaux = seat.T @ kind_1h  # [n, 14]
+        scores = seat.T @ jnp.asarray(_POINTS)[kind]
+        live = ~gs.over
+        flip = jax.nn.one_hot(jnp.where(live, gs.flip, -1), 3, dtype=jnp.int8)
+        turn = jax.nn.one_hot(jnp.where(live, (gs.current - observer) % n, -1), n, dtype=jnp.int8)
+        return jnp.concatenate([
+            status_1h.ravel(), card.ravel(), tableaux.astype(jnp.int8).ravel(),
+            scores.astype(jnp.int8), flip, turn])
+
+    # -- the greedy opponent --------------------------------------------------------
+    def greedy_target(self, gs: MemTabGameState, seen: jax.Array, legal: jax.Array) -> jax.Array:
+        """bool[28]: the flips the greedy rule prefers (:mod:`agents.basic`), from the kinds
+        ``seen`` (-1 unknown) of the player on turn; the caller falls back to the lowest
+        unknown, then the lowest legal flip."""
+        known = legal & (seen >= 0)
+        s = jnp.maximum(seen, 0)
+        seen_1h = jax.nn.one_hot(s, NUM_KINDS, dtype=jnp.int32)
+        counts = jnp.where(known, 1, 0) @ seen_1h  # known face-down cards of each kind
+        pair_known = known & (counts[s] >= 2)
+        up = gs.status == UP
+        up_kind = seen[jnp.argmax(up)]  # the one face-up card at flip index 1
+        twin_of_up = known & (seen == up_kind) & up.any()
+        mine = (gs.status == TABLEAU) & (gs.owner == gs.current)
+        mine_kinds = jnp.where(mine, 1, 0) @ jax.nn.one_hot(gs.layout.astype(jnp.int32), NUM_KINDS,
+                                                            dtype=jnp.int32)
+        twin_in_tableau = known & (mine_kinds[s] > 0)
+        return jnp.where(gs.flip == 0, pair_known,
+                         jnp.where(gs.flip == 1, twin_of_up, twin_in_tableau))

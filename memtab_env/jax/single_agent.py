@@ -1,0 +1,216 @@
+"""The single-agent JAX view: the learner holds one seat, built-in opponents the rest.
+
+The JAX counterpart of :class:`memtab_env.gym_env.SingleAgentEnv`, pure and jittable::
+
+    view = memtab_env.jax.make_single_agent("MemTab-v0", opponents="greedy")
+    state = view.reset(jax.random.key(0))
+    state = view.step(state, action)  # opponents play inside, until the learner's turn
+
+Opponents are pure JAX functions stepped inside :meth:`SingleAgentEnv.step`:
+
+``random``
+    uniform over the legal flips (from the state's key: the same law as
+    ``agents.make("random")``, other streams).
+``greedy``
+    the exact greedy rule of the game's numpy agent (:mod:`agents.basic`,
+    :mod:`agents.pelmanism_agents`), keeping its own memory as ``agents.make("greedy")``
+    does: every kind one of its own observations showed (it observes only when it acts,
+    so under ``window`` and ``decay`` it misses what the env dropped meanwhile). Its
+    choices equal the numpy agent's on the same observations.
+
+As in the Gymnasium view, a game that the opponents end before the learner's first
+action is dealt again (``state.redeals`` counts it, at most :data:`MAX_REDEALS` in a row;
+the numpy view raises past that, which jit cannot: the episode then starts finished, with
+``terminated`` or ``truncated`` set and no learner action possible). The reward is the
+learner's reward from its step and the opponents' steps that follow. Illegal learner
+actions follow the functional env's convention (the game ends, the learner gets the penalty).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from memtab_env.errors import InvalidOptionError
+from memtab_env.gym_env import MAX_REDEALS
+from memtab_env.jax.env import Env, State, uniform_legal
+
+OPPONENTS = ("random", "greedy")
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class SingleAgentState:
+    """One single-agent episode.
+
+    Attributes:
+        observation: int8[obs], the learner's observation.
+        legal_action_mask: bool[A], the learner's legal actions (all False once over).
+        reward: float32, the learner's reward from the last step (opponents included).
+        terminated, truncated: bool.
+        learner: int32, the learner's seat.
+        redeals: int32, deals the opponents ended before the learner's first action.
+        env_state: the game (:class:`memtab_env.jax.env.State`).
+        seen: int8[n, P], each greedy opponent's own memory of kinds (-1 unknown).
+        key: the key of the opponents' draws and the redeals.
+    """
+
+    observation: jax.Array
+    legal_action_mask: jax.Array
+    reward: jax.Array
+    terminated: jax.Array
+    truncated: jax.Array
+    learner: jax.Array
+    redeals: jax.Array
+    env_state: State
+    seen: jax.Array
+    key: jax.Array
+
+    episode_end_fields = ("reward", "terminated", "truncated")
+
+    def replace(self, **changes: Any) -> SingleAgentState:
+        return dataclasses.replace(self, **changes)
+
+
+class SingleAgentEnv:
+    """Single-agent view over a functional :class:`Env` (built with ``observe=False``).
+
+    Args:
+        env: the game's functional env.
+        opponents: ``"random"``, ``"greedy"``, or one of those per other seat, in seat
+            order after the learner.
+        learner_seat: the learner's seat, or ``"random"`` (drawn each episode).
+    """
+
+    def __init__(self, env: Env, opponents: str | Sequence[str] = "random",
+                 learner_seat: int | str = 0) -> None:
+        n = env.num_players
+        self.env = env
+        self.num_players = n
+        self.num_actions = env.num_actions
+        self.obs_size = env.obs_size
+        names = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
+        if len(names) != n - 1:
+            raise InvalidOptionError(
+                f"opponents: {n - 1} other seat(s) need {n - 1} opponent(s), got {len(names)}")
+        for name in names:
+            if name not in OPPONENTS:
+                raise InvalidOptionError(
+                    f"the JAX view plays the built-in opponents {list(OPPONENTS)}, got {name!r} "
+                    "(other agents play through the numpy views)")
+        self.opponents = names
+        if learner_seat != "random" and (isinstance(learner_seat, bool) or not isinstance(
+                learner_seat, int) or not 0 <= learner_seat < n):
+            raise InvalidOptionError(
+                f"learner_seat must be 'random' or an integer in [0, {n - 1}], got {learner_seat!r}")
+        self.learner_seat = learner_seat
+        self._greedy_after = jnp.asarray([name == "greedy" for name in names] + [False], jnp.bool_)
+
+    # -- opponents ------------------------------------------------------------------
+    def _is_greedy(self, learner: jax.Array, seat: jax.Array) -> jax.Array:
+        return self._greedy_after[(seat - learner - 1) % self.num_players]
+
+    def opponent_action(self, es: State, seen: jax.Array, learner: jax.Array, key: jax.Array
+                        ) -> tuple[jax.Array, jax.Array]:
+        """The action of the opponent on turn in ``es`` (``random`` draws from ``key``)
+        and the greedy memories ``seen`` with what its observation shows added."""
+        game, env = self.env.game, self.env
+        seat = es.current_player
+        legal = es.legal_action_mask
+        # greedy: add what its observation shows now to what it has seen
+        shown = game.visible(es.game, env.remembered_mask(es, seat))
+        row = jnp.where(shown, game.kinds(es.game), seen[seat]).astype(jnp.int8)
+        target = game.greedy_target(es.game, row.astype(jnp.int32), legal)
+        unknown = legal & (row < 0)
+        greedy = jnp.where(target.any(), jnp.argmax(target),
+                           jnp.where(unknown.any(), jnp.argmax(unknown), jnp.argmax(legal)))
+        uniform = uniform_legal(key, legal)
+        is_greedy = self._is_greedy(learner, seat)
+        seen = jnp.where(is_greedy, seen.at[seat].set(row), seen)
+        return jnp.where(is_greedy, greedy, uniform).astype(jnp.int32), seen
+
+    def _play_opponents(self, es: State, seen: jax.Array, learner: jax.Array, key: jax.Array
+                        ) -> tuple[State, jax.Array, jax.Array, jax.Array]:
+        """Opponents act until the learner is on turn or the game is over; returns the
+        learner's reward collected meanwhile."""
+
+        def waiting(carry: tuple) -> jax.Array:
+            es = carry[0]
+            return ~(es.terminated | es.truncated) & (es.current_player != learner)
+
+        def act(carry: tuple) -> tuple:
+            es, seen, total, key = carry
+            key, sub = jax.random.split(key)
+            action, seen = self.opponent_action(es, seen, learner, sub)
+            es = self.env.step(es, action)
+            return es, seen, total + es.rewards[learner], key
+
+        return jax.lax.while_loop(waiting, act, (es, seen, jnp.float32(0.0), key))
+
+    def _view(self, es: State, seen: jax.Array, learner: jax.Array, reward: jax.Array,
+              redeals: jax.Array, key: jax.Array) -> SingleAgentState:
+        mask = es.legal_action_mask & (es.current_player == learner)
+        return SingleAgentState(
+            observation=self.env.observe(es, learner), legal_action_mask=mask,
+            reward=reward.astype(jnp.float32), terminated=es.terminated, truncated=es.truncated,
+            learner=learner, redeals=redeals, env_state=es, seen=seen, key=key)
+
+    # -- the view -------------------------------------------------------------------
+    def reset(self, key: jax.Array) -> SingleAgentState:
+        """A new episode: deal, then the opponents play until the learner is on turn."""
+        n, p = self.num_players, self.env.game.num_positions
+        seat_key, key = jax.random.split(key)
+        if self.learner_seat == "random":
+            learner = jax.random.randint(seat_key, (), 0, n, jnp.int32)
+        else:
+            learner = jnp.int32(self.learner_seat)
+
+        def deal(carry: tuple) -> tuple:
+            _, _, redeals, key = carry
+            key, deal_key, play_key = jax.random.split(key, 3)
+            es = self.env.init(deal_key)
+            seen = jnp.full((n, p), -1, jnp.int8)
+            es, seen, _, _ = self._play_opponents(es, seen, learner, play_key)
+            return es, seen, redeals + 1, key
+
+        def ended(carry: tuple) -> jax.Array:
+            es, _, redeals, _ = carry
+            return (es.terminated | es.truncated) & (redeals < MAX_REDEALS)
+
+        es, seen, redeals, key = deal((None, None, jnp.int32(-1), key))
+        es, seen, redeals, key = jax.lax.while_loop(ended, deal, (es, seen, redeals, key))
+        es = es.replace(rewards=jnp.zeros_like(es.rewards))
+        return self._view(es, seen, learner, jnp.float32(0.0), redeals, key)
+
+    def reset_from_layout(self, layout: Any, key: jax.Array | None = None,
+                          learner: int | None = None) -> SingleAgentState:
+        """An episode on the given deal (as :meth:`Env.init_from_layout` takes it), the
+        opponents playing until the learner is on turn; never dealt again (a deal the
+        opponents end first gives a finished episode). ``learner`` defaults to the
+        view's seat (required when that is ``"random"``)."""
+        n, p = self.num_players, self.env.game.num_positions
+        if learner is None:
+            if self.learner_seat == "random":
+                raise InvalidOptionError("learner_seat is 'random': pass learner= to reset_from_layout")
+            learner = self.learner_seat
+        key = jax.random.key(0) if key is None else key
+        env_key, play_key, key = jax.random.split(key, 3)
+        es = self.env.init_from_layout(layout, key=env_key)
+        seat = jnp.int32(learner)
+        seen = jnp.full((n, p), -1, jnp.int8)
+        es, seen, _, _ = self._play_opponents(es, seen, seat, play_key)
+        es = es.replace(rewards=jnp.zeros_like(es.rewards))
+        return self._view(es, seen, seat, jnp.float32(0.0), jnp.int32(0), key)
+
+    def step(self, state: SingleAgentState, action: jax.Array) -> SingleAgentState:
+        """The learner plays ``action``; then the opponents, until its next turn."""
+        learner = state.learner
+        es = self.env.step(state.env_state, action)
+        reward = es.rewards[learner]
+        key, play_key = jax.random.split(state.key)
+        es, seen, more, _ = self._play_opponents(es, state.seen, learner, play_key)
+        return self._view(es, seen, learner, reward + more, state.redeals, key)
