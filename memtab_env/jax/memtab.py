@@ -122,11 +122,10 @@ class MemTabJax:
 
     def scores(self, gs: MemTabGameState) -> jax.Array:
         """int32[n]: red values minus black values in each tableau."""
-        n = self.num_players
         tab = gs.status == TABLEAU
         points = jnp.where(tab, jnp.asarray(_POINTS)[gs.layout], 0)
-        seat = jax.nn.one_hot(gs.owner, n, dtype=jnp.int32)  # owner -1 -> zeros
-        return points @ seat
+        seat = gs.owner[:, None] == jnp.arange(self.num_players)
+        return jnp.sum(jnp.where(seat, points[:, None], 0), axis=0).astype(jnp.int32)
 
     def winners(self, gs: MemTabGameState) -> jax.Array:
         """bool[n]: the instant winner, else every top scorer."""
@@ -192,25 +191,26 @@ class MemTabJax:
     # -- observation ----------------------------------------------------------------
     def encode(self, gs: MemTabGameState, observer: jax.Array, remembered: jax.Array) -> jax.Array:
         """The flat int8 observation of ``observer``: the layout of
-        :class:`memtab_env.observations.memtab.MemTabEncoder`, value for value."""
+        :class:`memtab_env.observations.memtab.MemTabEncoder`, value for value.
+        Elementwise one-hots and sums throughout: XLA's integer matmuls are several
+        times slower on CPUs."""
         n = self.num_players
         st = gs.status.astype(jnp.int32)
         kind = gs.layout.astype(jnp.int32)
-        status_1h = jax.nn.one_hot(st, 4, dtype=jnp.int8)
-        shown = self.visible(gs, remembered)
-        card = jax.nn.one_hot(jnp.where(shown, kind, -1), NUM_KINDS, dtype=jnp.int8)
-        tab = st == TABLEAU
-        rel = jnp.where(tab, (gs.owner.astype(jnp.int32) - observer) % n, -1)
-        seat = jax.nn.one_hot(rel, n, dtype=jnp.int32)  # [28, n]
-        kind_1h = jax.nn.one_hot(kind, NUM_KINDS, dtype=jnp.int32)  # [28, 14]
-        tableaux = seat.T @ kind_1h  # [n, 14]
-        scores = seat.T @ jnp.asarray(_POINTS)[kind]
+        status_1h = st[:, None] == jnp.arange(4)
+        kind_1h = kind[:, None] == jnp.arange(NUM_KINDS)  # [28, 14]
+        card = kind_1h & self.visible(gs, remembered)[:, None]
+        rel = jnp.where(st == TABLEAU, (gs.owner.astype(jnp.int32) - observer) % n, -1)
+        seat = rel[:, None] == jnp.arange(n)  # [28, n]: whose tableau, observer first
+        tableaux = jnp.any(seat[:, :, None] & kind_1h[:, None, :], axis=0)
+        scores = jnp.sum(jnp.where(seat, jnp.asarray(_POINTS)[kind][:, None], 0), axis=0)
         live = ~gs.over
-        flip = jax.nn.one_hot(jnp.where(live, gs.flip, -1), 3, dtype=jnp.int8)
-        turn = jax.nn.one_hot(jnp.where(live, (gs.current - observer) % n, -1), n, dtype=jnp.int8)
+        flip = (jnp.arange(3) == gs.flip) & live
+        turn = (jnp.arange(n) == (gs.current - observer) % n) & live
         return jnp.concatenate([
-            status_1h.ravel(), card.ravel(), tableaux.astype(jnp.int8).ravel(),
-            scores.astype(jnp.int8), flip, turn])
+            status_1h.astype(jnp.int8).ravel(), card.astype(jnp.int8).ravel(),
+            tableaux.astype(jnp.int8).ravel(), scores.astype(jnp.int8),
+            flip.astype(jnp.int8), turn.astype(jnp.int8)])
 
     # -- the greedy opponent --------------------------------------------------------
     def greedy_target(self, gs: MemTabGameState, seen: jax.Array, legal: jax.Array) -> jax.Array:
@@ -219,15 +219,14 @@ class MemTabJax:
         unknown, then the lowest legal flip."""
         known = legal & (seen >= 0)
         s = jnp.maximum(seen, 0)
-        seen_1h = jax.nn.one_hot(s, NUM_KINDS, dtype=jnp.int32)
-        counts = jnp.where(known, 1, 0) @ seen_1h  # known face-down cards of each kind
+        seen_1h = known[:, None] & (s[:, None] == jnp.arange(NUM_KINDS))
+        counts = seen_1h.sum(axis=0)  # known face-down cards of each kind
         pair_known = known & (counts[s] >= 2)
         up = gs.status == UP
         up_kind = seen[jnp.argmax(up)]  # the one face-up card at flip index 1
         twin_of_up = known & (seen == up_kind) & up.any()
         mine = (gs.status == TABLEAU) & (gs.owner == gs.current)
-        mine_kinds = jnp.where(mine, 1, 0) @ jax.nn.one_hot(gs.layout.astype(jnp.int32), NUM_KINDS,
-                                                            dtype=jnp.int32)
-        twin_in_tableau = known & (mine_kinds[s] > 0)
+        mine_kinds = jnp.any(mine[:, None] & (gs.layout[:, None] == jnp.arange(NUM_KINDS)), axis=0)
+        twin_in_tableau = known & mine_kinds[s]
         return jnp.where(gs.flip == 0, pair_known,
                          jnp.where(gs.flip == 1, twin_of_up, twin_in_tableau))

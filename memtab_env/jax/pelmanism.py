@@ -166,16 +166,16 @@ class PelmanismJax:
         """The flat int8 observation of ``observer``: the layout of
         :class:`memtab_env.observations.pelmanism.PelmanismEncoder`, value for value."""
         n = self.num_players
-        status_1h = jax.nn.one_hot(gs.status.astype(jnp.int32), 3, dtype=jnp.int8)
+        status_1h = gs.status[:, None] == jnp.arange(3)
         shown = self.visible(gs, remembered)
-        card = jax.nn.one_hot(jnp.where(shown, gs.kinds.astype(jnp.int32), -1), self.num_kinds,
-                              dtype=jnp.int8)
+        card = shown[:, None] & (gs.kinds[:, None] == jnp.arange(self.num_kinds))
         order = (jnp.arange(n) + observer) % n
         live = ~gs.over
-        flip = jax.nn.one_hot(jnp.where(live, gs.flip, -1), 2, dtype=jnp.int8)
-        turn = jax.nn.one_hot(jnp.where(live, (gs.current - observer) % n, -1), n, dtype=jnp.int8)
-        return jnp.concatenate([status_1h.ravel(), card.ravel(),
-                                gs.pairs[order].astype(jnp.int8), flip, turn])
+        flip = (jnp.arange(2) == gs.flip) & live
+        turn = (jnp.arange(n) == (gs.current - observer) % n) & live
+        return jnp.concatenate([status_1h.astype(jnp.int8).ravel(), card.astype(jnp.int8).ravel(),
+                                gs.pairs[order].astype(jnp.int8), flip.astype(jnp.int8),
+                                turn.astype(jnp.int8)])
 
     # -- the greedy opponent --------------------------------------------------------
     def greedy_target(self, gs: PelmanismGameState, seen: jax.Array, legal: jax.Array
@@ -183,7 +183,7 @@ class PelmanismJax:
         """bool[P]: the flips the greedy rule prefers (:mod:`agents.pelmanism_agents`)."""
         known = legal & (seen >= 0)
         s = jnp.maximum(seen, 0)
-        counts = jnp.where(known, 1, 0) @ jax.nn.one_hot(s, self.num_kinds, dtype=jnp.int32)
+        counts = (known[:, None] & (s[:, None] == jnp.arange(self.num_kinds))).sum(axis=0)
         pair_known = known & (counts[s] >= 2)
         up = gs.status == UP
         up_kind = seen[jnp.argmax(up)]
