@@ -222,7 +222,7 @@ def test_illegal_action_ends_the_game_with_a_loss_for_the_offender() -> None:
     env = mj.make("MemTab-v0", num_players=3)
     state = env.step(env.init(jax.random.key(1)), 5)
     before = state
-    for bad in (5, -1, 28, 10**6):  # flipped this turn, out of range
+    for bad in (5, -1, 28, 10**6, 2**40, -(2**63)):  # flipped this turn, out of range
         out = env.step(before, bad)
         assert bool(out.terminated) and not bool(out.truncated)
         assert np.asarray(out.rewards).tolist() == [-1.0, 0.0, 0.0]
@@ -232,6 +232,8 @@ def test_illegal_action_ends_the_game_with_a_loss_for_the_offender() -> None:
         after = env.step(out, 3)
         assert np.asarray(after.rewards).tolist() == [0.0, 0.0, 0.0] and bool(after.terminated)
         np.testing.assert_array_equal(np.asarray(after.game.status), np.asarray(out.game.status))
+    with pytest.raises(InvalidOptionError, match="integer"):
+        env.step(before, 1.5)
     penalised = mj.make("MemTab-v0", illegal_action_penalty=-5.0)
     out = penalised.step(penalised.init(jax.random.key(0)), 40)
     assert np.asarray(out.rewards).tolist() == [-5.0, 0.0]
@@ -414,3 +416,14 @@ def test_auto_reset_batch_deals_only_the_ended_games(reserve: int | None) -> Non
     assert len({row.tobytes() for row in fresh}) == fresh.shape[0]  # independent deals
     np.testing.assert_array_equal(layouts[~ends], np.asarray(states.game.layout)[~ends])
     assert (np.asarray(out.step_count)[~ends] == 2).all() and (np.asarray(out.step_count)[ends] == 0).all()
+
+
+def test_docs_examples_run() -> None:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "jax.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 3
+    for code in blocks:
+        exec(compile(code, "docs/jax.md", "exec"), {})  # noqa: S102 - our own docs

@@ -172,7 +172,11 @@ class Env:
         """Play ``action`` for the current player (see the module docstring for illegal
         actions and finished games)."""
         game = self.game
+        if isinstance(action, (int, np.integer)) and not -(2**31) <= action < 2**31:
+            action = -1  # beyond int32: out of range like any other
         action = jnp.asarray(action)
+        if not jnp.issubdtype(action.dtype, jnp.integer):
+            raise InvalidOptionError(f"an action is an integer position, got dtype {action.dtype}")
         in_range = (action >= 0) & (action < self.num_actions)
         a = jnp.clip(action, 0, self.num_actions - 1).astype(jnp.int32)
         done = state.terminated | state.truncated
@@ -275,18 +279,19 @@ def auto_reset_batch(step_fn: Callable[[Any, jax.Array], Any], init_fn: Callable
         done = states.terminated | states.truncated
         batch = done.shape[0]
         spare = min(batch, reserve if reserve is not None else max(8, batch // 16))
-        order = jnp.clip(jnp.cumsum(done) - 1, 0, spare - 1)
+        ends = {f: getattr(states, f) for f in states.episode_end_fields}
 
-        def few() -> Any:
+        def few() -> Any:  # the new games written into the ended games' slots only
+            slots = jnp.nonzero(done, size=spare, fill_value=batch)[0]
             fresh = jax.vmap(init_fn)(jax.random.split(key, spare))
-            return jax.tree.map(lambda x: x[order], fresh)
+            fresh = fresh.replace(**{f: v.at[slots].get(mode="clip") for f, v in ends.items()})
+            return jax.tree.map(lambda x, y: x.at[slots].set(y, mode="drop"), states, fresh)
 
         def every() -> Any:
-            return jax.vmap(init_fn)(jax.random.split(key, batch))
+            fresh = jax.vmap(init_fn)(jax.random.split(key, batch)).replace(**ends)
+            pick = lambda x, y: jnp.where(done.reshape(done.shape + (1,) * (x.ndim - 1)), x, y)  # noqa: E731
+            return jax.tree.map(pick, fresh, states)
 
-        fresh = jax.lax.cond(done.sum() <= spare, few, every)
-        fresh = fresh.replace(**{f: getattr(states, f) for f in states.episode_end_fields})
-        pick = lambda x, y: jnp.where(done.reshape(done.shape + (1,) * (x.ndim - 1)), x, y)  # noqa: E731
-        return jax.tree.map(pick, fresh, states)
+        return jax.lax.cond(done.sum() <= spare, few, every)
 
     return step
