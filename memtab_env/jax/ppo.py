@@ -56,6 +56,11 @@ class PPOConfig:
     """the built-in JAX opponents: ``random`` or ``greedy``"""
     learner_seat: int | str = "random"
     """the learner's seat, or ``random`` (drawn each episode)"""
+    encoder: str = "set"
+    """``set``: position tokens, a memory per position (shared weights) and set layers
+    (equivariant logits); ``flat``: one memory over the whole observation"""
+    set_layers: int = 2
+    """set layers (``encoder: set``)"""
     memory_model: str = "GRU"
     """memax model name (``MLP`` = no memory)"""
     memory_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -93,6 +98,8 @@ class PPOConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidOptionError(f"{name} must be a positive integer, got {value!r}")
+        if self.encoder not in ("set", "flat"):
+            raise InvalidOptionError(f"encoder must be 'set' or 'flat', got {self.encoder!r}")
         if self.num_envs % self.num_minibatches:
             raise InvalidOptionError(
                 f"num_envs ({self.num_envs}) must be a multiple of num_minibatches "
@@ -151,7 +158,7 @@ class ActorCritic(eqx.Module):
                  ) -> tuple[Any, jax.Array, jax.Array]:
         """One sequence: ``obs`` [T, F], ``starts`` bool[T], ``masks`` bool[T, A] ->
         (recurrent states, masked logits [T, A], values [T])."""
-        hs, z = self.memory(h, (obs.astype(jnp.float32) * self.scale, starts))
+        hs, z = self.memory(h, (obs.astype(jnp.float32) * jax.lax.stop_gradient(self.scale), starts))
         z = jax.nn.leaky_relu(z)
         logits = jax.vmap(self.actor)(z)
         logits = jnp.where(masks, logits, -1e9)
@@ -165,6 +172,83 @@ class ActorCritic(eqx.Module):
         return self.memory.latest_recurrent_state(hs), logits[0], values[0]
 
 
+class SetActorCritic(eqx.Module):
+    """Position-equivariant: every position is a token (its ``status`` and ``card`` fields
+    of the observation, the other fields broadcast to all), each token has a memory of
+    its own (one memax model, shared weights, vmapped over positions), then Deep Sets
+    layers (``h_p += relu(W_self h_p + W_pool mean_q h_q)``) give one logit per position and
+    a value from the pooled tokens. Games plug in through their encoder's fields."""
+
+    scale: jax.Array
+    token_index: jax.Array
+    global_index: jax.Array
+    embed: eqx.nn.Linear
+    memory: Any
+    self_layers: list
+    pool_layers: list
+    logit: eqx.nn.Linear
+    critic: eqx.nn.MLP
+
+    def __init__(self, encoder: Any, num_actions: int, config: PPOConfig, *, key: jax.Array) -> None:
+        from memax.equinox.train_utils import get_residual_memory_model
+
+        high = np.maximum(np.abs(encoder.low), np.abs(encoder.high)).astype(np.float32)
+        self.scale = jnp.asarray(1.0 / np.maximum(high, 1), jnp.float32)
+        positions = encoder.fields[0].shape[0]
+        if num_actions != positions:
+            raise InvalidOptionError("encoder 'set' needs one action per position")
+        tokens = []
+        for name in ("status", "card"):
+            a, b = encoder.offsets[name]
+            tokens.append(np.arange(a, b).reshape(positions, -1))
+        token_index = np.concatenate(tokens, axis=1)
+        self.token_index = jnp.asarray(token_index)
+        self.global_index = jnp.asarray(np.setdiff1d(np.arange(encoder.size), token_index.ravel()))
+        size = config.recurrent_size
+        keys = jax.random.split(key, 5 + 2 * config.set_layers)
+        self.embed = eqx.nn.Linear(token_index.shape[1] + self.global_index.size, size, key=keys[0])
+        kwargs = {config.memory_model: dict(config.memory_kwargs)} if config.memory_kwargs else {}
+        try:
+            self.memory = get_residual_memory_model(
+                model_name=config.memory_model, input=size, hidden=size, output=size,
+                num_layers=config.num_layers, layer_kwargs=kwargs, key=keys[1])
+        except KeyError:
+            raise InvalidOptionError(f"memax has no memory model {config.memory_model!r}") from None
+        self.self_layers = [eqx.nn.Linear(size, size, key=k) for k in keys[5:5 + config.set_layers]]
+        self.pool_layers = [eqx.nn.Linear(size, size, use_bias=False, key=k)
+                            for k in keys[5 + config.set_layers:]]
+        self.logit = eqx.nn.Linear(size, 1, key=keys[2])
+        self.critic = eqx.nn.MLP(size + self.global_index.size, 1, size, 1, key=keys[3])
+
+    def initial_state(self) -> Any:
+        positions = self.token_index.shape[0]
+        return jax.vmap(lambda _: self.memory.initialize_carry())(jnp.arange(positions))
+
+    def __call__(self, h: Any, obs: jax.Array, starts: jax.Array, masks: jax.Array
+                 ) -> tuple[Any, jax.Array, jax.Array]:
+        x = obs.astype(jnp.float32) * jax.lax.stop_gradient(self.scale)  # [T, F]
+        glob = x[:, self.global_index]  # [T, G]
+        tok = x[:, self.token_index]  # [T, P, S + K]
+        tok = jnp.concatenate([tok, jnp.broadcast_to(glob[:, None], tok.shape[:2] + glob.shape[1:])],
+                              axis=-1)
+        z = jax.nn.relu(jax.vmap(jax.vmap(self.embed))(tok))  # [T, P, D]
+        # one memory per position: sequences over time, vmapped over positions
+        hs, m = jax.vmap(self.memory, in_axes=(0, (1, None)), out_axes=(0, 1))(h, (z, starts))
+        z = z + m
+        for w_self, w_pool in zip(self.self_layers, self.pool_layers, strict=True):
+            pooled = jax.vmap(w_pool)(z.sum(axis=1) / z.shape[1])  # [T, D]
+            z = z + jax.nn.relu(jax.vmap(jax.vmap(w_self))(z) + pooled[:, None])
+        logits = jax.vmap(jax.vmap(self.logit))(z)[..., 0]
+        logits = jnp.where(masks, logits, -1e9)
+        values = jax.vmap(self.critic)(jnp.concatenate([z.mean(axis=1), glob], axis=-1))[:, 0]
+        return hs, logits, values
+
+    def step(self, h: Any, obs: jax.Array, start: jax.Array, mask: jax.Array
+             ) -> tuple[Any, jax.Array, jax.Array]:
+        hs, logits, values = self(h, obs[None], start[None], mask[None])
+        return jax.vmap(self.memory.latest_recurrent_state)(hs), logits[0], values[0]
+
+
 def make_view(config: PPOConfig) -> mj.SingleAgentEnv:
     return mj.make_single_agent(config.env_id, opponents=config.opponents,
                                 learner_seat=config.learner_seat, **config.env_options)
@@ -176,6 +260,8 @@ def make_policy(config: PPOConfig, view: mj.SingleAgentEnv | None = None) -> Act
     from memtab_env.registry import game_spec, load
 
     encoder = load(game_spec(game.name).encoder)(game.engine)
+    if config.encoder == "set":
+        return SetActorCritic(encoder, view.num_actions, config, key=jax.random.key(config.seed))
     return ActorCritic(np.maximum(np.abs(encoder.low), np.abs(encoder.high)).astype(np.float32),
                        view.num_actions, config, key=jax.random.key(config.seed))
 
@@ -191,6 +277,7 @@ class Runner:
     env_state: mj.SingleAgentState
     h: Any
     starts: jax.Array
+    returns: jax.Array
     key: jax.Array
     update: jax.Array
 
@@ -204,7 +291,7 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
     config.check()
     view = make_view(config)
     policy = make_policy(config, view)
-    params, static = eqx.partition(policy, eqx.is_array)
+    params, static = eqx.partition(policy, eqx.is_inexact_array)
     n_envs, n_steps = config.num_envs, config.num_steps
 
     def schedule(count: jax.Array) -> jax.Array:
@@ -220,11 +307,11 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
         env_key, key = jax.random.split(key)
         env_state = jax.vmap(view.reset)(jax.random.split(env_key, n_envs))
         h = jax.vmap(lambda _: policy.initial_state())(jnp.arange(n_envs))
-        return Runner(params, tx.init(params), env_state, h, jnp.ones(n_envs, bool), key,
-                      jnp.int32(0))
+        return Runner(params, tx.init(params), env_state, h, jnp.ones(n_envs, bool),
+                      jnp.zeros(n_envs, jnp.float32), key, jnp.int32(0))
 
     def rollout_step(carry: tuple, _: Any) -> tuple:
-        params, env_state, h, starts, key = carry
+        params, env_state, h, starts, returns, key = carry
         model = eqx.combine(params, static)
         key, act_key, env_key = jax.random.split(key, 3)
         obs, mask = env_state.observation, env_state.legal_action_mask
@@ -233,9 +320,11 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
         logp = jnp.take_along_axis(_masked_log_probs(logits), action[:, None], axis=1)[:, 0]
         env_state = env_step(env_state, action.astype(jnp.int32), env_key)
         done = env_state.terminated | env_state.truncated
+        returns = returns + env_state.reward
         out = dict(obs=obs, mask=mask, start=starts, action=action, logp=logp, value=value,
-                   reward=env_state.reward, done=done)
-        return (params, env_state, h_next, done, key), out
+                   reward=env_state.reward, done=done, episode_return=returns)
+        returns = jnp.where(done, 0.0, returns)
+        return (params, env_state, h_next, done, returns, key), out
 
     def loss_fn(params: Any, h0: Any, batch: dict, advantages: jax.Array, targets: jax.Array
                 ) -> tuple[jax.Array, dict]:
@@ -259,9 +348,9 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
 
     def update(runner: Runner) -> tuple[Runner, dict]:
         h0 = runner.h
-        (params, env_state, h, starts, key), traj = jax.lax.scan(
-            rollout_step, (runner.params, runner.env_state, runner.h, runner.starts, runner.key),
-            None, length=n_steps)
+        (params, env_state, h, starts, returns, key), traj = jax.lax.scan(
+            rollout_step, (runner.params, runner.env_state, runner.h, runner.starts, runner.returns,
+                           runner.key), None, length=n_steps)
         # bootstrap value of the state after the rollout
         model = eqx.combine(params, static)
         _, _, last_value = jax.vmap(model.step)(h, env_state.observation, starts,
@@ -307,11 +396,10 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
         metrics = {k: v.mean() for k, v in info.items()}
         metrics.update(
             episodes=episodes,
-            episode_return=jnp.where(done, traj["reward"], 0.0).sum() / jnp.maximum(episodes, 1),
+            episode_return=jnp.where(done, traj["episode_return"], 0.0).sum() / jnp.maximum(episodes, 1),
             win_rate=jnp.where(done, traj["reward"] > 0, False).sum() / jnp.maximum(episodes, 1),
-            illegal=jnp.zeros(()),
         )
-        new = Runner(params, opt_state, env_state, h, starts, key, runner.update + 1)
+        new = Runner(params, opt_state, env_state, h, starts, returns, key, runner.update + 1)
         return new, metrics
 
     return init, update, policy
@@ -335,7 +423,7 @@ def train(config: PPOConfig, log: Callable[[int, dict], None] | None = None,
         history.append(row)
         if log is not None:
             log(row["timesteps"], row)
-    _, static = eqx.partition(policy, eqx.is_array)
+    _, static = eqx.partition(policy, eqx.is_inexact_array)
     return eqx.combine(runner.params, static), history
 
 
@@ -386,7 +474,7 @@ class JaxPPOAgent:
         self.policy, self.config = load(path)
         self.deterministic = deterministic
         self.name = f"jax-ppo:{Path(path).name}"
-        self._step = eqx.filter_jit(ActorCritic.step)
+        self._step = eqx.filter_jit(type(self.policy).step)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
