@@ -99,8 +99,8 @@ MEMTAB_CASES = [
 def test_memtab_equals_numba_flip_for_flip(num_players: int, memory: str, reward: str) -> None:
     opts = dict(num_players=num_players, memory=memory, reward=reward,
                 first_player=num_players - 1)
-    flips = _play_differential("MemTab-v0", opts, games=250, seed=100 * num_players)
-    assert flips > 250 * 20
+    flips = _play_differential("MemTab-v0", opts, games=160, seed=100 * num_players)
+    assert flips > 160 * 20
 
 
 PELMANISM_CASES = [
@@ -116,7 +116,7 @@ def test_pelmanism_equals_engine_flip_for_flip(deck: str, num_players: int, memo
                                                reward: str, max_turns: int | None) -> None:
     opts = dict(deck=deck, num_players=num_players, memory=memory, reward=reward,
                 max_turns=max_turns)
-    games = 40 if deck in ("standard", "colour") else 200
+    games = 40 if deck in ("standard", "colour") else 160
     assert _play_differential("Pelmanism-v0", opts, games=games, seed=7 * num_players) > games * 4
 
 
