@@ -265,7 +265,7 @@ class Config:
         if not self.opponents or any(w < 0 for w in self.opponents.values()) \
                 or sum(self.opponents.values()) <= 0:
             raise ConfigError(f"opponents needs at least one positive weight, got {self.opponents}")
-        import agents
+        from memtab_env import agents
 
         for name in [*self.opponents, *self.eval_opponents]:
             if name != SELF and name not in agents.available(self.game) and not name.endswith(".zip"):
@@ -494,10 +494,10 @@ LOADER_ALGOS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "recurrent_ppo": "R
 
 def policy_agent(path: str | Path, algo: str, deterministic: bool = True) -> Any:
     """An agent (``reset``/``act`` on AEC observations) that plays the saved model
-    ``path`` with the project's SB3 loader, :class:`agents.sb3_policy.SB3Agent`. The
+    ``path`` with the project's SB3 loader, :class:`memtab_env.agents.sb3_policy.SB3Agent`. The
     loader restricts the policy to the legal flips (the bare AEC env raises on an illegal
     one) and counts how often its unrestricted choice would have been illegal."""
-    from agents.sb3_policy import SB3Agent
+    from memtab_env.agents.sb3_policy import SB3Agent
 
     return SB3Agent(path, algo=LOADER_ALGOS[algo], deterministic=deterministic)
 
@@ -513,7 +513,7 @@ class OpponentMix:
 
     def __init__(self, weights: dict[str, float], game: str, algo: str, pool_size: int,
                  deterministic: bool) -> None:
-        import agents
+        from memtab_env import agents
 
         self.names = list(weights)
         total = float(sum(weights.values()))
@@ -787,7 +787,7 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
                target_kl=cfg.target_kl, **common)
     layout: dict[str, Any] | None = None
     if cfg.policy == "set" and cfg.game != "memtab":  # MemTab's follows from the obs length
-        from agents.set_policy import token_layout
+        from memtab_env.agents.set_policy import token_layout
 
         layout = token_layout(cfg.game, num_players=cfg.num_players, **cfg.env_options)
     if cfg.algo == "recurrent_ppo":
@@ -795,27 +795,27 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
         kwargs: dict[str, Any] = dict(net_arch=list(cfg.net_arch), activation_fn=activation,
                                       lstm_hidden_size=cfg.lstm_hidden_size)
         if cfg.obs_mask:
-            from agents.recurrent_policy import ObsMaskedLstmPolicy, legal_status
+            from memtab_env.agents.recurrent_policy import ObsMaskedLstmPolicy, legal_status
 
             policy = ObsMaskedLstmPolicy
             kwargs["legal_status"] = legal_status(cfg.game, num_players=cfg.num_players, **cfg.env_options)
         if cfg.slot_memory:
-            from agents.recurrent_policy import SlotMemoryPolicy
-            from agents.set_policy import token_layout
+            from memtab_env.agents.recurrent_policy import SlotMemoryPolicy
+            from memtab_env.agents.set_policy import token_layout
 
             policy = SlotMemoryPolicy
             kwargs = dict(legal_status=kwargs["legal_status"], slot_size=cfg.slot_memory,
                           set_dim=cfg.set_dim, set_layers=cfg.set_layers,
                           layout=layout or token_layout(cfg.game, num_players=cfg.num_players))
         elif cfg.policy == "set":
-            from agents.set_policy import SetFeatures
+            from memtab_env.agents.set_policy import SetFeatures
 
             kwargs.update(features_extractor_class=SetFeatures, features_extractor_kwargs=dict(
                 dim=cfg.set_dim, layers=cfg.set_layers, layout=layout))
             if cfg.obs_mask:  # the set scores also reach the logits directly
                 kwargs["action_skip"] = True
     elif cfg.policy == "set":
-        from agents.set_policy import MaskableMemTabSetPolicy, MemTabSetPolicy
+        from memtab_env.agents.set_policy import MaskableMemTabSetPolicy, MemTabSetPolicy
 
         policy = MaskableMemTabSetPolicy if cfg.algo == "maskable_ppo" else MemTabSetPolicy
         kwargs = dict(set_dim=cfg.set_dim, set_layers=cfg.set_layers)
@@ -975,7 +975,7 @@ def evaluate(model_path: str | Path, cfg: Config, opponents: Sequence[str] | Non
     ``eval_seed .. eval_seed + games / n - 1``, each played once with the learner in every
     seat (the opponents, one fresh agent per seat, fill the others). Returns the results
     (the ``eval.json`` schema of docs/training.md)."""
-    import agents
+    from memtab_env import agents
     from memtab_env.play import make_raw_env, play_game, win_shares
 
     opponents = list(opponents if opponents is not None else cfg.eval_opponents)
@@ -1153,8 +1153,10 @@ def main(argv: Sequence[str] | None = None) -> Path:
             if int(snap.stem.split("_")[1]) > step:
                 snap.unlink()
         env = make_vec_env(cfg, seed=cfg.seed + step)  # fresh games, not a replay of the start
+        from memtab_env.agents.sb3_policy import moved_objects
+
         model = cls.load(ckpt_dir / latest["model"], env=env, device=cfg.device,
-                         tensorboard_log=tb_dir)
+                         tensorboard_log=tb_dir, custom_objects=moved_objects(ckpt_dir / latest["model"]))
         if latest.get("replay_buffer"):
             model.load_replay_buffer(ckpt_dir / latest["replay_buffer"])
         print(f"resuming {run_dir} from step {model.num_timesteps:_}")

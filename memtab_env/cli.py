@@ -25,7 +25,7 @@ from memtab_env.errors import MemTabError
 
 #: subcommands implemented in other modules: name -> "module:function(argv)"
 EXTERNAL = {
-    "play": "agents.play:main",
+    "play": "memtab_env.agents.play:main",
     "evaluate": "memtab_env.benchmark.cli:evaluate_main",
     "tournament": "memtab_env.benchmark.cli:tournament_main",
     "leaderboard": "memtab_env.benchmark.cli:leaderboard_main",
@@ -33,7 +33,7 @@ EXTERNAL = {
 
 
 def simulate_main(argv: Sequence[str]) -> int:
-    import agents as agent_lib
+    from memtab_env import agents as agent_lib
     from memtab_env.play import make_raw_env, play_game, win_shares
     from memtab_env.record import write_records
 

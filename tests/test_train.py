@@ -307,7 +307,7 @@ def test_shipped_policy_loads_by_name_and_beats_its_opponent(name, game, options
     both seats (deterministic: fixed deals, deterministic policy and opponents). Measured
     over 4000 games: ppo-memtab 0.664 and ppo-pelmanism 0.58 against greedy; over 2000
     games under memory none, rppo-memtab-none 0.824 against random."""
-    import agents
+    from memtab_env import agents
     from memtab_env.play import make_raw_env, play_game, win_shares
 
     policy = agents.make(name, game=game)

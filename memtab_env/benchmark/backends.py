@@ -48,7 +48,7 @@ class AgentSpec:
     Attributes:
         spec: a built-in agent name of the track's game, or a path to a saved model.
         label: the name shown in tables and records.
-        kwargs: keyword arguments for :func:`agents.make`, as sorted ``(name, value)`` pairs.
+        kwargs: keyword arguments for :func:`memtab_env.agents.make`, as sorted ``(name, value)`` pairs.
     """
 
     spec: str
@@ -61,7 +61,7 @@ class AgentSpec:
 
     def build(self, game: str) -> Any:
         """A fresh agent for ``game``."""
-        import agents
+        from memtab_env import agents
 
         return agents.make(self.spec, game=game, **dict(self.kwargs))
 
