@@ -8,6 +8,8 @@ Subcommands:
 - ``memtab replay``: check that record files replay through the rules engine.
 - ``memtab evaluate`` / ``tournament`` / ``leaderboard``: the benchmark protocol
   (``BENCHMARK.md``).
+- ``memtab train``: train and evaluate a policy (:mod:`memtab_env.train`; the ``train``
+  extra); ``memtab train --config quick`` runs a shipped config.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ EXTERNAL = {
     "evaluate": "memtab_env.benchmark.cli:evaluate_main",
     "tournament": "memtab_env.benchmark.cli:tournament_main",
     "leaderboard": "memtab_env.benchmark.cli:leaderboard_main",
+    "train": "memtab_env.train.run:train_main",
 }
 
 
