@@ -13,8 +13,12 @@ one-level ``Dict`` with ``observation`` (float32), ``action_mask`` and ``remembe
 Illegal actions (RULINGS.md, "Bad input"): with ``illegal_action="penalty"`` (default)
 the step returns ``illegal_penalty`` as reward, leaves the game unchanged (opponents do
 not move) and sets ``info["illegal_action"] = True``; the registered step limit truncates
-a learner that never stops. ``illegal_action="raise"`` raises
-:class:`~memtab_env.errors.IllegalActionError` instead. Nothing is ever remapped.
+a learner that never stops. ``illegal_action="terminate"`` ends the episode instead: the
+learner loses (reward -1, ``terminated=True``, ``info["illegal_action"] = True``, the other
+seats are the winners, and the game record says so), as PettingZoo's classic ``env()``
+does; an unmasked deterministic policy then cannot loop on one illegal flip until the
+step limit (what SB3's ``evaluate_policy`` and rl_zoo3's ``enjoy`` see). ``illegal_action=
+"raise"`` raises :class:`~memtab_env.errors.IllegalActionError`. Nothing is ever remapped.
 
 If opponents end a game before the learner's first action (possible only through a chain
 of extra turns), the view deals again from the same seed stream, with the opponents reset
@@ -40,7 +44,9 @@ from memtab_env.errors import IllegalActionError, InvalidOptionError
 from memtab_env.registry import game_spec, load
 
 OBS_MODES = ("flat", "dict")
-ILLEGAL_MODES = ("penalty", "raise")
+ILLEGAL_MODES = ("penalty", "raise", "terminate")
+#: the learner's reward when ``illegal_action="terminate"`` ends its game
+TERMINATE_REWARD = -1.0
 #: redeals in a row after which reset() gives up (see the module docstring)
 MAX_REDEALS = 100
 
@@ -58,7 +64,8 @@ class SingleAgentEnv(gym.Env):
             episode.
         memory, reward, **game_options: as for the AEC env (``num_players``, ...).
         obs_mode: ``"flat"`` or ``"dict"``.
-        illegal_action: ``"penalty"`` or ``"raise"``.
+        illegal_action: ``"penalty"`` (default), ``"raise"`` or ``"terminate"`` (the
+            episode ends, the learner loses: reward -1).
         illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
         render_mode: ``None``, ``"human"``, ``"ansi"``, ``"rgb_array"``.
     """
@@ -192,7 +199,7 @@ class SingleAgentEnv(gym.Env):
                 return total
             opponent = self.opponents[(aec.agent_name_mapping[agent] - seat0) % n]
             if getattr(opponent, "mask_only", False):
-                action = opponent.act_on_mask(self.game.legal_mask(aec.state))
+                action = opponent.act_on_mask(self.game.legal_mask(aec.game_state))
             else:
                 action = opponent.act(aec.observe(agent))
             aec.step(action)
@@ -257,8 +264,16 @@ class SingleAgentEnv(gym.Env):
         mask = self._mask  # the learner's mask; the state has not changed since
         if pos is None or not 0 <= pos < mask.size or not mask[pos]:
             if self.illegal_action == "raise":
-                self.game.apply(aec.state, action)  # raises the engine's precise error
+                self.game.apply(aec.game_state, action)  # raises the engine's precise error
                 raise IllegalActionError(f"action {action!r} is not legal")
+            if self.illegal_action == "terminate":
+                aec.end_by_illegal_action(learner, action, TERMINATE_REWARD)
+                obs, info = self._observe(illegal_action=True)
+                info["scores"] = np.asarray(self.game.scores(aec.game_state)).tolist()
+                info["winners"] = [p for p in range(self.game.num_players) if p != self.learner_seat]
+                if self.render_mode == "human":
+                    self.render()
+                return obs, TERMINATE_REWARD, True, False, info
             obs, info = self._observe(illegal_action=True)
             return obs, self.illegal_penalty, False, False, info
         aec.step(pos)
@@ -267,10 +282,10 @@ class SingleAgentEnv(gym.Env):
         truncated = not terminated and bool(aec.truncations[learner])  # the game's length cap
         obs, info = self._observe(illegal_action=False)
         if terminated:
-            info["scores"] = np.asarray(self.game.scores(aec.state)).tolist()
+            info["scores"] = np.asarray(self.game.scores(aec.game_state)).tolist()
             # as in the record's result (the Gymnasium view never ends a game for an
             # illegal action), without building the whole record
-            info["winners"] = [int(w) for w in self.game.winners(aec.state)]
+            info["winners"] = [int(w) for w in self.game.winners(aec.game_state)]
         if self.render_mode == "human":
             self.render()
         return obs, float(reward), terminated, truncated, info

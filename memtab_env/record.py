@@ -39,7 +39,7 @@ REQUIRED = ("format", "game", "env_id", "options", "num_players", "first_player"
 
 def make_record(env: Any) -> dict[str, Any]:
     """The record of the game so far in a :class:`memtab_env.aec.MemoryGameEnv`."""
-    game, state = env.game, env.state
+    game, state = env.game, env.game_state
     if state is None:
         raise RecordError("no game to record: call reset() first")
     illegal = env._illegal

@@ -199,7 +199,7 @@ def test_greedy_matches_its_definition_action_for_action(memory: str, n: int) ->
 
         def check(env: Any, seat: int, obs: Any, action: int, revealed: set = revealed) -> None:
             if seat == 0:
-                assert action == reference_greedy(env.state, revealed, 0)
+                assert action == reference_greedy(env.game_state, revealed, 0)
             revealed.add(action)
 
         play(seats, memory=memory, seed=seed, on_act=check)
@@ -249,7 +249,7 @@ def test_belief_is_consistent_with_the_truth(memory: str) -> None:
             if seat != 0:
                 return
             b.update(obs)
-            st = env.state
+            st = env.game_state
             known = b.seen >= 0
             assert (b.seen[known] == st.layout[known]).all()  # what it knows is true
             assert (b.status == st.status).all()
@@ -438,7 +438,7 @@ def test_search_root_state_matches_the_engine() -> None:
                 return
             search.belief.update(obs)
             root = search._root_state()
-            st = env.state
+            st = env.game_state
             n = env.game.num_players
             assert (root[K.STATUS : K.STATUS + 28] == st.status).all()
             rel = np.where(st.owner >= 0, (st.owner - seat) % n, -1)

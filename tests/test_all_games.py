@@ -84,7 +84,7 @@ def test_random_games_end_in_bounds_and_replay(name, memory):
                 env.step(None)
                 continue
             assert obs["action_mask"].any(), "empty mask before the end"
-            assert not (obs["remembered_mask"] & ~env.game.face_down(env.state)).any()
+            assert not (obs["remembered_mask"] & ~env.game.face_down(env.game_state)).any()
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
             steps += 1
         assert steps <= env.game.info.max_game_length

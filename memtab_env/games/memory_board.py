@@ -321,6 +321,9 @@ class MemoryBoard(Game):
     def current_player(self, state: MemoryBoardState) -> int:
         return state.current
 
+    def dealt_kinds(self, state: MemoryBoardState) -> np.ndarray:
+        return state.layout
+
     def face_down(self, state: MemoryBoardState) -> np.ndarray:
         return state.status == DOWN
 

@@ -215,6 +215,9 @@ class MemTab(Game):
     def current_player(self, state: MemTabState) -> int:
         return state.current
 
+    def dealt_kinds(self, state: MemTabState) -> np.ndarray:
+        return state.layout
+
     def face_down(self, state: MemTabState) -> np.ndarray:
         return state.data[K.STATUS : K.OWNER] == DOWN
 

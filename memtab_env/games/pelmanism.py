@@ -386,6 +386,9 @@ class Pelmanism(Game):
     def current_player(self, state: PelmanismState) -> int:
         return state.current
 
+    def dealt_kinds(self, state: PelmanismState) -> np.ndarray:
+        return state.kinds
+
     def face_down(self, state: PelmanismState) -> np.ndarray:
         return state.status == DOWN
 
