@@ -29,6 +29,14 @@ never play, e.g. a one-kind Pelmanism deck with the learner second).
 
 Games without a rule bound on their length (Pelmanism, the board game) are truncated by
 the AEC env at the engine's maximum length; the view returns ``truncated=True`` then.
+
+The mask of a finished episode: a finished game has no legal flip, but the step that ends
+an episode (``terminated`` or ``truncated``) returns an action mask of all ones (in
+``info["action_mask"]``, :meth:`SingleAgentEnv.action_masks` and the dict observation),
+as pgx does, so that a masked categorical evaluated on a terminal observation never gets
+an empty support (a vector wrapper in Gymnasium's default next-step auto-reset mode
+evaluates the policy there; the action it then sends is ignored by the reset). The
+action is never used: the episode is over and the next call must be ``reset()``.
 """
 
 from __future__ import annotations
@@ -205,11 +213,12 @@ class SingleAgentEnv(gym.Env):
             aec.step(action)
             total += aec.rewards[learner]
 
-    def _observe(self, **extra: Any) -> tuple[Any, dict[str, Any]]:
-        """The learner's observation and info (one AEC observation builds both)."""
+    def _observe(self, over: bool = False, **extra: Any) -> tuple[Any, dict[str, Any]]:
+        """The learner's observation and info (one AEC observation builds both); ``over``:
+        the episode just ended, and the mask is all ones (module docstring)."""
         o = self.aec.observe(self._learner_agent)
         flat = o["observation"].astype(np.float32)
-        mask = o["action_mask"]
+        mask = np.ones_like(o["action_mask"]) if over else o["action_mask"]
         self._mask = mask
         info = {"action_mask": mask, "learner_seat": self.learner_seat, **extra}
         if self.obs_mode == "flat":
@@ -268,7 +277,7 @@ class SingleAgentEnv(gym.Env):
                 raise IllegalActionError(f"action {action!r} is not legal")
             if self.illegal_action == "terminate":
                 aec.end_by_illegal_action(learner, action, TERMINATE_REWARD)
-                obs, info = self._observe(illegal_action=True)
+                obs, info = self._observe(over=True, illegal_action=True)
                 info["scores"] = np.asarray(self.game.scores(aec.game_state)).tolist()
                 info["winners"] = [p for p in range(self.game.num_players) if p != self.learner_seat]
                 if self.render_mode == "human":
@@ -280,7 +289,7 @@ class SingleAgentEnv(gym.Env):
         reward = aec.rewards[learner] + self._play_opponents()
         terminated = bool(aec.terminations[learner])
         truncated = not terminated and bool(aec.truncations[learner])  # the game's length cap
-        obs, info = self._observe(illegal_action=False)
+        obs, info = self._observe(over=terminated or truncated, illegal_action=False)
         if terminated:
             info["scores"] = np.asarray(self.game.scores(aec.game_state)).tolist()
             # as in the record's result (the Gymnasium view never ends a game for an
