@@ -1,7 +1,10 @@
 """memtab-env: reinforcement-learning environments for memory card games.
 
 Importing the package registers every game with Gymnasium (``gymnasium.make("MemTab-v0")``)
-and PettingZoo (``pettingzoo.make("aec", "memtab/MemTab-v0")``).
+and, with PettingZoo 1.27 or later (the first with a registry), with PettingZoo
+(``pettingzoo.make("aec", "memtab/MemTab-v0")``). With older PettingZoo releases (down to
+the supported floor in ``pyproject.toml``) build the envs from their modules:
+``memtab_env.memtab_v0.env()``, as PettingZoo's own environments are built.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ def _register() -> None:
                 max_episode_steps=spec.max_episode_steps,
                 vector_entry_point=spec.vector_entry_point,
             )
-        if spec.pettingzoo_id not in pettingzoo.aec_registry:
+        registry = getattr(pettingzoo, "aec_registry", None)  # PettingZoo >= 1.27 only
+        if registry is not None and spec.pettingzoo_id not in registry:
             pettingzoo.register("aec", spec.pettingzoo_id, f"{spec.aec_module}:env")
 
 

@@ -15,6 +15,7 @@ import memtab_env
 from memtab_env.play import make_raw_env
 from memtab_env.record import replay
 from memtab_env.registry import GAMES
+from tests.helpers import needs_pz_registry
 
 NAMES = sorted(GAMES)
 
@@ -32,6 +33,7 @@ def test_pettingzoo_checkers(name):
     render_test(lambda render_mode=None: mod.env(render_mode=render_mode))
 
 
+@needs_pz_registry
 @pytest.mark.parametrize("name", NAMES)
 def test_registered_ids(name):
     spec = GAMES[name]
