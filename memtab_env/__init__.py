@@ -41,6 +41,29 @@ def _register() -> None:
 
 _register()
 
+
+def _catalogue() -> str:
+    """The ids, memory models and agents, from the tables that define them (so
+    ``help(memtab_env)`` cannot drift from the code)."""
+    from memtab_env import agents
+    from memtab_env.memory import MEMORY_KINDS
+
+    params = {"decay": "decay:p", "window": "window:k"}
+    lines = ["", "Registered ids", "--------------",
+             f"{'game':<14}{'Gymnasium':<18}{'PettingZoo AEC':<26}module"]
+    for spec in GAMES.values():
+        lines.append(f"{spec.name:<14}{spec.env_id:<18}{spec.pettingzoo_id:<26}{spec.aec_module}")
+    lines += ["", "Memory models (``memory=``, :mod:`memtab_env.memory`): "
+              + ", ".join(params.get(k, k) for k in MEMORY_KINDS), "",
+              "Agents (``memtab_env.agents.make(name, game=...)``; a path to a saved ``.zip`` too)",
+              "-" * 80]
+    for game in sorted({g for g, _ in agents.REGISTRY}):
+        lines.append(f"{game:<14}" + ", ".join(agents.available(game)))
+    return "\n".join(lines) + "\n"
+
+
+__doc__ = (__doc__ or "") + _catalogue()
+
 __all__ = [
     "GAMES",
     "GameOverError",

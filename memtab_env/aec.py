@@ -6,7 +6,7 @@ lives here once: agents and turn order, seeding, memory models, observations, th
 PettingZoo reward bookkeeping (the same agent may act several times in a row), records,
 rendering and illegal-action handling.
 
-Illegal actions (RULINGS.md, "Bad input"): the bare ``raw_env`` raises
+Illegal actions (docs/rulings.md, "Bad input"): the bare ``raw_env`` raises
 :class:`~memtab_env.errors.IllegalActionError` and leaves the game unchanged; ``env()``
 ends the game with a loss (reward -1) for the offender and 0 for everybody else, exactly as
 PettingZoo's ``TerminateIllegalWrapper`` does for its classic games.
@@ -319,7 +319,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         return out
 
     def record(self) -> dict[str, Any]:
-        """The game so far as a ``memtab-record/1`` dict (see ``shared/RECORD_FORMAT.md``)."""
+        """The game so far as a ``memtab-record/1`` dict (see ``docs/record_format.md``)."""
         from memtab_env.record import make_record
 
         return make_record(self)

@@ -10,7 +10,7 @@ one-level ``Dict`` with ``observation`` (float32), ``action_mask`` and ``remembe
 (int8) for ``MultiInputPolicy``. The legal actions are in ``info["action_mask"]`` and
 :meth:`SingleAgentEnv.action_masks` (sb3-contrib's ``MaskablePPO``).
 
-Illegal actions (RULINGS.md, "Bad input"): with ``illegal_action="penalty"`` (default)
+Illegal actions (docs/rulings.md, "Bad input"): with ``illegal_action="penalty"`` (default)
 the step returns ``illegal_penalty`` as reward, leaves the game unchanged (opponents do
 not move) and sets ``info["illegal_action"] = True``; the registered step limit truncates
 a learner that never stops. ``illegal_action="terminate"`` ends the episode instead: the
