@@ -14,6 +14,7 @@ PettingZoo's ``TerminateIllegalWrapper`` does for its classic games.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar
 
 import numpy as np
@@ -43,6 +44,9 @@ class MemoryGameEnv(AECEnv, EzPickle):
             each player's score), see :mod:`memtab_env.rewards`.
         render_mode: ``None``, ``"human"`` (prints the table), ``"ansi"`` (returns it as a
             string) or ``"rgb_array"`` (returns a uint8 image).
+        render_positions: draw every position's number (the action id that flips it) on
+            the ``rgb_array`` image, and on MemTab's text table (``#12`` for a face-down
+            card instead of ``##``).
         **game_options: the engine's options (``num_players``, ``first_player``, ...).
     """
 
@@ -54,9 +58,11 @@ class MemoryGameEnv(AECEnv, EzPickle):
         memory: str = "perfect",
         reward: str = "win",
         render_mode: str | None = None,
+        render_positions: bool = False,
         **game_options: Any,
     ) -> None:
-        EzPickle.__init__(self, memory=memory, reward=reward, render_mode=render_mode, **game_options)
+        EzPickle.__init__(self, memory=memory, reward=reward, render_mode=render_mode,
+                          render_positions=render_positions, **game_options)
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise InvalidOptionError(
@@ -65,7 +71,8 @@ class MemoryGameEnv(AECEnv, EzPickle):
         engine_cls = load(self.game_spec.engine)
         unknown = sorted(set(game_options) - set(engine_cls.default_options))
         if unknown:
-            allowed = sorted(["memory", "reward", "render_mode", *engine_cls.default_options])
+            allowed = sorted(["memory", "reward", "render_mode", "render_positions",
+                              *engine_cls.default_options])
             raise InvalidOptionError(
                 f"unknown option(s) {unknown} for {self.game_spec.env_id}; allowed: {allowed}"
             )
@@ -76,6 +83,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self._turn_penalty = self.reward_scheme == "turns"
         self._dense = self.reward_scheme in ("score", "turns")
         self.render_mode = render_mode
+        self.render_positions = bool(render_positions)
         self._renderer: Any = None
 
         n = self.game.num_players
@@ -263,15 +271,45 @@ class MemoryGameEnv(AECEnv, EzPickle):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
-        if self._renderer is None:
-            self._renderer = load(self.game_spec.renderer)(self.game)
+        renderer = self.renderer
         if self.render_mode == "rgb_array":
-            return self._renderer.rgb(self.game_state)
-        text = self._renderer.ansi(self.game_state)
+            frame = renderer.rgb(self.game_state)
+            if self.render_positions:
+                from memtab_env.render import draw_position_labels
+
+                frame = draw_position_labels(frame, renderer.position_boxes())
+            return frame
+        if self.render_positions and "labels" in inspect.signature(renderer.ansi).parameters:
+            text = renderer.ansi(self.game_state, labels=True)
+        else:
+            text = renderer.ansi(self.game_state)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    @property
+    def renderer(self) -> Any:
+        """The game's renderer (``ansi(state)``, ``rgb(state)``), built when first needed."""
+        if self._renderer is None:
+            self._renderer = load(self.game_spec.renderer)(self.game)
+        return self._renderer
+
+    def describe_last(self) -> str:
+        """What the latest action did, in words (``"player_1 flips 12 (row 1, column 5):
+        R5, a pair is removed (with 3); extra turn"``): the game's renderer's
+        ``describe``, or the card revealed, a pair taken, an extra turn, the end."""
+        if not getattr(self, "_transitions", None):
+            raise RuntimeError("no action yet in this game")
+        t = self._transitions[-1]
+        describe = getattr(self.renderer, "describe", None)
+        if describe is not None:
+            text = describe(self.game_state, t)
+        else:
+            from memtab_env.render import describe_transition
+
+            text = describe_transition(self.game, self.game_state, t)
+        return f"player_{t.player} {text}"
 
     def close(self) -> None:
         self._renderer = None

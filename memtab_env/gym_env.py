@@ -57,6 +57,8 @@ ILLEGAL_MODES = ("penalty", "raise", "terminate")
 TERMINATE_REWARD = -1.0
 #: redeals in a row after which reset() gives up (see the module docstring)
 MAX_REDEALS = 100
+#: lines of the ``rgb_array`` frame's panel that says what the flips since the last frame did
+NOTE_ROWS = 6
 
 
 class SingleAgentEnv(gym.Env):
@@ -136,6 +138,8 @@ class SingleAgentEnv(gym.Env):
         self.action_space = spaces.Discrete(na)
         self.learner_seat = 0 if learner_seat == "random" else learner_seat
         self._learner_agent = self._learner
+        #: rgb_array: what the flips since the last frame did (drawn under the table)
+        self._notes: list[str] | None = [] if render_mode == "rgb_array" else None
 
     def _make_opponents(self, opponents: Any, count: int) -> list[Any]:
         if isinstance(opponents, (str, bytes)) or hasattr(opponents, "act"):
@@ -211,6 +215,8 @@ class SingleAgentEnv(gym.Env):
             else:
                 action = opponent.act(aec.observe(agent))
             aec.step(action)
+            if self._notes is not None:
+                self._notes.append(aec.describe_last())
             total += aec.rewards[learner]
 
     def _observe(self, over: bool = False, **extra: Any) -> tuple[Any, dict[str, Any]]:
@@ -247,6 +253,8 @@ class SingleAgentEnv(gym.Env):
         self._learner_agent = self._learner  # the seat's agent name, for the hot paths
         self._reset_opponents()
         redeals = 0
+        if self._notes is not None:
+            self._notes.clear()
         self.aec.reset(seed=seed, options=options)
         self._play_opponents()
         while self._over():
@@ -261,6 +269,8 @@ class SingleAgentEnv(gym.Env):
                 )
             redeals += 1
             self._reset_opponents()  # a new game for them too: nothing carried over
+            if self._notes is not None:
+                self._notes.clear()
             self.aec.reset()
             self._play_opponents()
         return self._observe(redeals=redeals)
@@ -280,12 +290,15 @@ class SingleAgentEnv(gym.Env):
                 obs, info = self._observe(over=True, illegal_action=True)
                 info["scores"] = np.asarray(self.game.scores(aec.game_state)).tolist()
                 info["winners"] = [p for p in range(self.game.num_players) if p != self.learner_seat]
-                if self.render_mode == "human":
-                    self.render()
+                if self._notes is not None:
+                    self._notes[:] = [f"player_{self.learner_seat} sends illegal action {action!r}: "
+                                      "the game ends, a loss"]
                 return obs, TERMINATE_REWARD, True, False, info
             obs, info = self._observe(illegal_action=True)
             return obs, self.illegal_penalty, False, False, info
         aec.step(pos)
+        if self._notes is not None:
+            self._notes[:] = [aec.describe_last()]
         reward = aec.rewards[learner] + self._play_opponents()
         terminated = bool(aec.terminations[learner])
         truncated = not terminated and bool(aec.truncations[learner])  # the game's length cap
@@ -295,8 +308,6 @@ class SingleAgentEnv(gym.Env):
             # as in the record's result (the Gymnasium view never ends a game for an
             # illegal action), without building the whole record
             info["winners"] = [int(w) for w in self.game.winners(aec.game_state)]
-        if self.render_mode == "human":
-            self.render()
         return obs, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -304,7 +315,17 @@ class SingleAgentEnv(gym.Env):
         return self._mask.astype(bool)
 
     def render(self) -> Any:
-        return self.aec.render()
+        """The AEC env's render of the game now. ``"human"``: the AEC env prints every
+        frame once, as it happens (the learner's flips and the opponents'), so this prints
+        the current table again only when called. ``"rgb_array"``: the table with, below
+        it, what the learner's last flip and every opponent flip since then did (a video
+        of the view, one frame per learner step, thus shows the opponents' flips too)."""
+        frame = self.aec.render()
+        if self._notes is not None and frame is not None:
+            from memtab_env.render import draw_notes
+
+            return draw_notes(frame, self._notes, NOTE_ROWS)
+        return frame
 
     def record(self) -> dict[str, Any]:
         """The game so far as a record, with the learner's seat and the opponents."""

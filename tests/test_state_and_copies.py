@@ -184,3 +184,73 @@ def test_unknown_illegal_action_mode_lists_the_modes() -> None:
     modes = r"illegal_action must be one of \['penalty', 'raise', 'terminate'\]"
     with pytest.raises(ValueError, match=modes):
         gym.make("MemTab-v0", illegal_action="end")
+
+
+# ---------------------------------------------------------------------------------------
+# pictures
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_rgb_array_can_draw_position_numbers(game: str) -> None:
+    plain = module(game).raw_env(render_mode="rgb_array")
+    labelled = module(game).raw_env(render_mode="rgb_array", render_positions=True)
+    for e in (plain, labelled):
+        e.reset(seed=0)
+    a, b = plain.render(), labelled.render()
+    assert a.shape == b.shape and a.dtype == b.dtype == np.uint8
+    boxes = labelled.renderer.position_boxes()
+    assert len(boxes) == labelled.game.info.num_positions
+    for x0, y0, _, _ in boxes[:3] + boxes[-2:]:  # a tag in every box's corner, nothing else moved
+        tag = (slice(y0 + 2, y0 + 14), slice(x0 + 2, x0 + 16))
+        assert not np.array_equal(a[tag], b[tag])
+    mask = np.ones(a.shape[:2], bool)
+    for x0, y0, _, _ in boxes:
+        mask[y0 + 2 : y0 + 15, x0 + 2 : x0 + 30] = False
+    np.testing.assert_array_equal(a[mask], b[mask])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_human_render_prints_each_frame_once(game: str, capsys) -> None:
+    env = gym.make(IDS[game], opponents="random", render_mode="human")
+    _, info = env.reset(seed=0)
+    capsys.readouterr()
+    aec = env.unwrapped.aec
+    for _ in range(5):
+        before = len(aec._transitions)
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        flips = len(aec._transitions) - before  # the learner's and the opponents'
+        frames = capsys.readouterr().out.count(aec.renderer.status_line(aec.game_state).split(":")[0][:4])
+        assert frames == flips, (frames, flips)
+        if term or trunc:
+            break
+
+
+def test_the_gymnasium_frame_shows_the_opponents_flips() -> None:
+    env = gym.make("MemTab-v0", opponents="greedy", render_mode="rgb_array", num_players=3)
+    _, info = env.reset(seed=4)
+    sizes, noted = set(), 0
+    for _ in range(12):
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        frame = env.render()
+        sizes.add(frame.shape)
+        notes = env.unwrapped._notes
+        assert notes[0].startswith(f"player_{info['learner_seat']} flips")
+        noted += sum(1 for n in notes[1:] if not n.startswith(f"player_{info['learner_seat']} "))
+        if term or trunc:
+            break
+    assert len(sizes) == 1 and noted > 0  # one frame size (a video needs it); opponents drawn
+
+
+def test_record_video_of_the_gymnasium_view(tmp_path) -> None:
+    pytest.importorskip("moviepy")
+    from gymnasium.wrappers import RecordVideo
+
+    env = RecordVideo(gym.make("MemTab-v0", opponents="random", render_mode="rgb_array"),
+                      str(tmp_path), episode_trigger=lambda e: True, disable_logger=True)
+    _, info = env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = term or trunc
+    env.close()
+    (video,) = tmp_path.glob("*.mp4")
+    assert video.stat().st_size > 1000
