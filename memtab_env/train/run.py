@@ -28,8 +28,6 @@ from memtab_env.train.config import (
     load_yaml,
 )
 
-#: what to install when the training stack is missing
-TRAIN_EXTRA = 'the train extra: pip install torch==2.13.0 && pip install -e ".[train]" (in the checkout)'
 
 def seed_everything(seed: int, torch_threads: int) -> None:
     """Seed Python's, NumPy's and PyTorch's global generators (the envs and the model get
@@ -120,10 +118,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
     cfg = config_from_dict(overrides, base=cfg, where="the command line", from_cli=True)
     cfg.validate()
     try:  # the training stack is an extra
+        import scipy  # noqa: F401 - the final evaluation's statistics
         import stable_baselines3  # noqa: F401
         import torch  # noqa: F401
-    except ImportError as exc:
-        raise ConfigError(f"training needs {exc.name}, which is in {TRAIN_EXTRA}") from None
+    except ModuleNotFoundError as exc:
+        from memtab_env.extras import missing_message
+
+        raise ConfigError(missing_message(exc, "training", extra="train")) from None
 
     from memtab_env.train.callbacks import Checkpoints, GameStats, SelfPlay, pool_paths
     from memtab_env.train.evaluation import evaluate, print_table, write_eval
