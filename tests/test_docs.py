@@ -64,7 +64,7 @@ def test_readme_configs_table_is_generated_from_the_eval_files():
 _PATH = re.compile(r"(?<![\w/.:~-])((?:\.\./)*(?:[\w.-]+/)+[\w.-]+\.(?:md|txt|py|yaml|json|zip|sh|gz)"
                    r"|[\w-]+\.md)(?![\w/])")
 #: outputs of a run, written where the command runs
-_GENERATED = ("runs/", "checkpoints/", "pool/", "tensorboard/", "evaluations/")
+_GENERATED = ("runs/", "checkpoints/", "pool/", "tensorboard/", "evaluations/", "logs/")
 
 
 def _doc_sources() -> list[Path]:
