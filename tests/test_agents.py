@@ -10,14 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from memtab_env.agents._memtab_policy import DEFAULT_WEIGHTS, policy_choose
+from memtab_env.agents.basic import GreedyAgent, greedy_flip
+from memtab_env.agents.belief import MemTabBelief
+from memtab_env.agents.human import HumanAgent, HumanQuit, parse_position, render_observation
+from memtab_env.agents.search import SearchAgent
 
-import agents
-from agents._memtab_policy import DEFAULT_WEIGHTS, policy_choose
-from agents.basic import GreedyAgent, greedy_flip
-from agents.belief import MemTabBelief
-from agents.human import HumanAgent, HumanQuit, parse_position, render_observation
-from agents.search import SearchAgent
-from memtab_env import memtab_v0
+from memtab_env import agents, memtab_v0
 from memtab_env.errors import InvalidOptionError
 from memtab_env.games import memtab_kernels as K
 from memtab_env.games.memtab import CODE_TO_KIND, DOWN, GONE, TABLEAU, UP
@@ -200,7 +199,7 @@ def test_greedy_matches_its_definition_action_for_action(memory: str, n: int) ->
 
         def check(env: Any, seat: int, obs: Any, action: int, revealed: set = revealed) -> None:
             if seat == 0:
-                assert action == reference_greedy(env.state, revealed, 0)
+                assert action == reference_greedy(env.game_state, revealed, 0)
             revealed.add(action)
 
         play(seats, memory=memory, seed=seed, on_act=check)
@@ -250,7 +249,7 @@ def test_belief_is_consistent_with_the_truth(memory: str) -> None:
             if seat != 0:
                 return
             b.update(obs)
-            st = env.state
+            st = env.game_state
             known = b.seen >= 0
             assert (b.seen[known] == st.layout[known]).all()  # what it knows is true
             assert (b.status == st.status).all()
@@ -439,7 +438,7 @@ def test_search_root_state_matches_the_engine() -> None:
                 return
             search.belief.update(obs)
             root = search._root_state()
-            st = env.state
+            st = env.game_state
             n = env.game.num_players
             assert (root[K.STATUS : K.STATUS + 28] == st.status).all()
             rel = np.where(st.owner >= 0, (st.owner - seat) % n, -1)
@@ -493,7 +492,7 @@ def sb3_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.mark.parametrize("algo", ["MaskablePPO", "PPO", "RecurrentPPO", "DQN"])
 def test_sb3_agent_detects_the_algorithm_and_plays_legally(sb3_models: dict[str, str], algo: str) -> None:
-    from agents.sb3_policy import SB3Agent, detect_algo
+    from memtab_env.agents.sb3_policy import SB3Agent, detect_algo
 
     path = sb3_models[algo]
     assert detect_algo(path) == algo
@@ -507,8 +506,7 @@ def test_sb3_agent_detects_the_algorithm_and_plays_legally(sb3_models: dict[str,
 
 def test_sb3_agent_never_plays_the_illegal_choice(sb3_models: dict[str, str]) -> None:
     import torch
-
-    from agents.sb3_policy import SB3Agent
+    from memtab_env.agents.sb3_policy import SB3Agent
 
     agent = SB3Agent(sb3_models["PPO"])
     with torch.no_grad():  # a policy that always wants position 0
@@ -520,7 +518,7 @@ def test_sb3_agent_never_plays_the_illegal_choice(sb3_models: dict[str, str]) ->
 
 
 def test_recurrent_sb3_agent_keeps_and_resets_its_lstm_state(sb3_models: dict[str, str]) -> None:
-    from agents.sb3_policy import SB3Agent
+    from memtab_env.agents.sb3_policy import SB3Agent
 
     agent = SB3Agent(sb3_models["RecurrentPPO"])
     env = memtab_v0.raw_env(num_players=2)
@@ -545,8 +543,7 @@ def torch_equal(a: Any, b: Any) -> bool:
 
 def test_sb3_agent_as_gymnasium_opponent(sb3_models: dict[str, str]) -> None:
     import gymnasium as gym
-
-    from agents.sb3_policy import SB3Agent
+    from memtab_env.agents.sb3_policy import SB3Agent
 
     env = gym.make("MemTab-v0", opponents=SB3Agent(sb3_models["MaskablePPO"]))
     obs, info = env.reset(seed=0)
@@ -558,7 +555,7 @@ def test_sb3_agent_as_gymnasium_opponent(sb3_models: dict[str, str]) -> None:
 
 
 def test_sb3_agent_refuses_a_model_for_another_player_count(sb3_models: dict[str, str]) -> None:
-    from agents.sb3_policy import SB3Agent
+    from memtab_env.agents.sb3_policy import SB3Agent
 
     agent = SB3Agent(sb3_models["PPO"])
     env = memtab_v0.raw_env(num_players=3)
@@ -614,7 +611,7 @@ def test_human_agent_quits() -> None:
 
 
 def test_memtab_play_runs_a_whole_game_from_scripted_input() -> None:
-    from agents.play import main
+    from memtab_env.agents.play import main
 
     answers = itertools.cycle([str(p) for p in range(28)])  # refused answers are re-asked
     out: list[str] = []
@@ -627,8 +624,42 @@ def test_memtab_play_runs_a_whole_game_from_scripted_input() -> None:
     text = "\n".join(out)
     assert "you are player_1" in text
     assert re.search(r"Turn \d+: player_1 to play flip 1 of 3", text)  # the env's render
-    assert "player_0 (greedy) flips position" in text and "You flip position" in text
-    assert "Game over" in text
+    assert "player_0 (greedy) flips " in text and "You flip " in text
+    assert text.count("Game over") == 1
+    # the table labels every face-down card with the id that flips it
+    assert re.search(r"row 0 +(#0|R\d|B\d|\.\.) +(#1|R\d|B\d|\.\.)", text)
+    # what flips caused: every game has cards going to tableaux and pairs leaving
+    assert "to player_" in text and "'s tableau" in text and "a pair is removed (with " in text
+
+
+def test_memtab_play_says_what_each_flip_caused() -> None:
+    """Scripted from a hand-built layout: a pair on flips 1 and 2 (extra turn), a card to
+    the tableau; every flip's line says so."""
+    from memtab_env import memtab_v0
+
+    env = memtab_v0.raw_env(render_mode="ansi", render_positions=True)
+    env.reset(options={"layout": layout_with(p0="R5", p1="R5", p2="B3", p3="B4", p4="B6")})
+    lines = []
+    for action in (0, 1):
+        env.step(action)
+        lines.append(env.describe_last())
+    assert lines[0] == "player_0 flips 0 (row 0, column 0): R5"
+    assert lines[1] == "player_0 flips 1 (row 0, column 1): R5, a pair is removed (with 0)"
+    env.step(2)
+    assert env.describe_last() == "player_0 flips 2 (row 0, column 2): B3, to player_0's tableau; extra turn"
+    table = env.render()
+    assert "#3" in table and "#27" in table and "##" not in table
+
+
+def test_memtab_play_quits_cleanly_on_ctrl_c() -> None:
+    from memtab_env.agents.play import main
+
+    def interrupt(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    out: list[str] = []
+    assert main(["--opponent", "random", "--seed", "1"], input_fn=interrupt, output_fn=out.append) == 130
+    assert out[-1].strip() == "Game abandoned." and not any("Traceback" in o for o in out)
 
 
 def test_memtab_play_through_the_console_command(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
@@ -641,7 +672,7 @@ def test_memtab_play_through_the_console_command(monkeypatch: pytest.MonkeyPatch
 
 
 def test_memtab_play_rejects_bad_options(capsys) -> None:
-    from agents.play import main
+    from memtab_env.agents.play import main
 
     with pytest.raises(SystemExit):
         main(["--players", "2", "--seat", "2"])

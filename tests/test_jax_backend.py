@@ -448,10 +448,7 @@ def test_jax_ppo_trains_saves_and_plays_through_the_aec_env(tmp_path) -> None:
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     agent = JaxPPOAgent(tmp_path / "run")
     env = memtab_raw(num_players=2, memory="none")
-    try:
-        from memtab_env.agents import make as make_agent
-    except ImportError:  # the agents folder installed at the top level
-        from agents import make as make_agent
+    from memtab_env.agents import make as make_agent
 
     record = play_game(env, [agent, make_agent("random")], seed=3)
     assert record["result"]["winners"]
