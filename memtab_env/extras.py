@@ -22,6 +22,11 @@ MODULE_EXTRAS = {
     "pygame": "bench",
     "moviepy": "video",
     "rl_zoo3": "zoo",
+    "jax": "jax",
+    "jaxlib": "jax",
+    "optax": "jax",
+    "equinox": "jax",
+    "memax": "jax",
 }
 
 

@@ -34,9 +34,9 @@ from typing import Any
 try:
     import jax  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "memtab_env.jax needs JAX: pip install 'memtab-env[jax]' (or pip install 'jax[cpu]')"
-    ) from exc
+    from memtab_env.extras import missing_message
+
+    raise ImportError(missing_message(exc, "memtab_env.jax")) from exc
 
 from memtab_env.errors import InvalidOptionError
 from memtab_env.jax.env import Env, State, auto_reset, auto_reset_batch, shuffle, uniform_legal
