@@ -111,6 +111,11 @@ def evaluate_main(argv: Sequence[str]) -> int:
     track = get_track(args.track)
     deals = track.deals if args.games is None else args.games
     track.seeds(deals)  # checks the range
+    if args.out:
+        check_writable(Path(args.out))
+    if args.records:
+        rec = Path(args.records)
+        check_writable(rec if rec.name.endswith((".jsonl", ".jsonl.gz")) else rec / "game_000000.json")
     kwargs = _kwargs(args.agent_kwargs)
     if len(args.agent) > 1 and not args.name:
         raise InvalidOptionError("several --agent runs need --name (the label of the method)")
@@ -282,6 +287,27 @@ def _write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a count >= 0, got {value}")
+    return value
+
+
+def check_writable(path: Path) -> None:
+    """Fail now (:class:`InvalidOptionError`) if ``path`` cannot be written: before any
+    work, not after it."""
+    parent = path.parent if str(path.parent) else Path(".")
+    probe = parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if path.is_dir():
+        raise InvalidOptionError(f"{path}: is a folder; give the path of a file to write")
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK) or \
+            (path.exists() and not os.access(path, os.W_OK)):
+        raise InvalidOptionError(f"{path}: cannot be written (no write permission in {probe})")
+
+
 def leaderboard_main(argv: Sequence[str]) -> int:
     """``memtab leaderboard``: rebuild LEADERBOARD.md from the result files, replaying records."""
     from memtab_env.benchmark.leaderboard import build
@@ -297,19 +323,37 @@ def leaderboard_main(argv: Sequence[str]) -> int:
                     help="write nothing; fail if the page is not what the results give")
     ap.add_argument("--skip-invalid", action="store_true",
                     help="leave rejected results out and write the page anyway (still exits 1)")
+    ap.add_argument("--reproduce", type=_count, default=0, metavar="N",
+                    help="also re-play N recorded games per result (chosen at random) with the agent "
+                         "the result names and refuse the result if it does not choose the recorded "
+                         "actions (default 0)")
+    ap.add_argument("--reproduce-seed", type=int, default=None, metavar="S",
+                    help="seed of the choice of games to re-play (default: fresh, printed)")
     args = ap.parse_args(list(argv))
     console = _console()
+    seed = args.reproduce_seed
+    if args.reproduce:
+        import secrets
+
+        seed = secrets.randbits(32) if seed is None else seed
+        console.print(f"re-playing {args.reproduce} recorded game(s) per result (--reproduce-seed {seed})")
+    out = Path(args.out)
+    if not args.check:
+        check_writable(out)
     rejected: list[tuple[Path, Exception]] = []
 
     def on_error(path: Path, exc: Exception) -> None:
         rejected.append((path, exc))
-        console.print(f"[red]REJECTED[/red] {exc}", soft_wrap=True)
+        console.print("[red]REJECTED[/red] ", end="", soft_wrap=True)
+        console.print(str(exc), soft_wrap=True, markup=False)
 
-    text, entries = build(args.results, args.out, on_error)
+    text, entries = build(args.results, args.out, on_error, args.reproduce, seed)
     for e in entries:
         audit = f"audited: {e.audited_games} games replayed" if e.audited_games else "no records"
-        console.print(f"accepted {e.path} ({e.label} on {e.result['track']['id']}; {audit})")
-    out = Path(args.out)
+        if args.reproduce and e.audited_games:
+            audit += f", {min(args.reproduce, e.audited_games)} reproduced by the named agent"
+        console.print(f"accepted {e.path} ({e.label} on {e.result['track']['id']}; {audit})",
+                      markup=False)
     if rejected and not args.skip_invalid:
         console.print(f"[red]{len(rejected)} result(s) rejected[/red]: {out} not written")
         return 1

@@ -45,8 +45,12 @@ def resolve_agent(text: str, game: str, kwargs: dict[str, Any] | None = None,
         desc = {"spec": text, "kind": "file", "kwargs": kwargs,
                 "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
     else:
+        from memtab_env.benchmark.reproduce import shipped_sha256
+
         spec = AgentSpec(text, label or text, tuple(sorted(kwargs.items())))
-        desc = {"spec": text, "kind": "builtin", "kwargs": kwargs, "sha256": None}
+        # a built-in agent is named with the package version (the result's); one that
+        # plays a shipped model file also with that file's hash
+        desc = {"spec": text, "kind": "builtin", "kwargs": kwargs, "sha256": shipped_sha256(text)}
     spec.build(game)
     return spec, desc
 
