@@ -23,7 +23,14 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError
+from memtab_env.errors import (
+    GameOverError,
+    IllegalActionError,
+    InvalidOptionError,
+    NotResetError,
+    check_finite,
+    check_seed,
+)
 from memtab_env.games.base import Game, Transition
 from memtab_env.memory import Memory, parse_memory
 from memtab_env.registry import GameSpec, load
@@ -126,6 +133,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
 
             gymnasium.logger.warn(f"ignoring unknown reset option(s) {unknown}; known: ['layout']")
         if seed is not None:
+            seed = check_seed(seed)
             # the stream of the following games' seeds is made when first needed (a reset
             # without seed): the same draws, without its cost on every seeded reset
             self._seed_stream, self._stream_seed = None, seed
@@ -161,19 +169,25 @@ class MemoryGameEnv(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.state is None:
+            raise NotResetError("observe() before the first reset(): call reset() first")
         return self.encoder.observe(self.game, self.state, self.agent_name_mapping[agent],
                                     self.memory, agent == self.agent_selection)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last`` (same result), without its extra indirections: it runs
         once per step of every loop."""
+        if self.state is None:
+            raise NotResetError("last() before the first reset(): call reset() first")
         agent = self.agent_selection
-        if agent is None:
-            raise RuntimeError("last() needs an agent on turn: call reset() first")
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: Any) -> None:
+        if self.state is None:
+            raise NotResetError("step() before the first reset(): call reset() first")
+        if not self.agents:
+            raise GameOverError("step() after the game ended and every agent was removed: call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -305,7 +319,7 @@ class StandardWrapper(OrderEnforcingWrapper):
 
     def __init__(self, env: MemoryGameEnv, illegal_reward: float = -1.0) -> None:
         super().__init__(env)
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_finite("illegal_reward", illegal_reward)
 
     def step(self, action: Any) -> None:
         if not self._has_reset:

@@ -401,7 +401,10 @@ def load_board(source: str | os.PathLike[str] | Mapping[str, Any] | Board | None
         from memtab_env import untrusted
 
         data = untrusted.load_json(source, InvalidOptionError)
-        return board_from_dict(data)
+        try:
+            return board_from_dict(data)
+        except InvalidOptionError as exc:
+            raise InvalidOptionError(f"{os.fspath(source)}: {exc}") from None
     raise InvalidOptionError(
         f"board must be None, 'default', a path to a JSON board file, a dict or a Board; "
         f"got {type(source).__name__}"

@@ -36,7 +36,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError
+from memtab_env.errors import IllegalActionError, InvalidOptionError, NotResetError, check_finite
 from memtab_env.registry import game_spec, load
 
 OBS_MODES = ("flat", "dict")
@@ -99,7 +99,7 @@ class SingleAgentEnv(gym.Env):
         self.learner_seat_option = learner_seat
         self.obs_mode = obs_mode
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = check_finite("illegal_penalty", illegal_penalty)
         self.render_mode = render_mode
         self._game_options = dict(game_options, num_players=n)
         self.opponents = self._make_opponents(opponents, n - 1)
@@ -212,16 +212,14 @@ class SingleAgentEnv(gym.Env):
 
     @staticmethod
     def _as_action(action: Any) -> int | None:
-        """``action`` as a Python int if it is an integral number (not a bool), else None."""
+        """``action`` as a Python int if it is an integer (``int``, a numpy integer or a 0-d
+        integer array; never a bool, a float or a string), else None: an illegal action."""
         if type(action) is int:
             return action
-        if isinstance(action, (bool, np.bool_)):
-            return None
-        try:
-            value = int(action)
-            return value if float(action) == value else None
-        except (TypeError, ValueError, OverflowError):
-            return None
+        if isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.shape == ()
+                                              and action.dtype.kind in "iu"):
+            return int(action)
+        return None
 
     # -- Gymnasium API ------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -250,6 +248,8 @@ class SingleAgentEnv(gym.Env):
         return self._observe(redeals=redeals)
 
     def step(self, action: Any):
+        if self.aec.state is None:
+            raise NotResetError("step() before the first reset(): call reset() first")
         aec, learner = self.aec, self._learner_agent
         if aec.terminations[learner] or aec.truncations[learner]:
             raise gym.error.ResetNeeded("the episode is over: call reset() before step()")

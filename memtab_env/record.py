@@ -327,11 +327,17 @@ def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[str, Any]]:
             names = sorted(p for p in path.iterdir() if p.name.endswith(".json"))
         except OSError as exc:
             raise RecordError(f"{path}: cannot list the folder ({exc.strerror or exc})") from None
+        if not names:
+            raise RecordError(f"{path}: a folder of records without any .json file")
         for p in names:
             yield str(p), untrusted.load_json(p, RecordError)
     elif path.name.endswith(".jsonl.gz") or path.suffix == ".jsonl":
+        empty = True
         for n, line in untrusted.iter_lines(path, RecordError):
+            empty = False
             yield f"{path}:{n}", untrusted.loads_json(line, str(path), RecordError, line=n)
+        if empty:
+            raise RecordError(f"{path}: empty; a records file holds one JSON record per line")
     elif path.name.endswith(".gz"):
         raise RecordError(f"{path}: a compressed records file must end in .jsonl.gz")
     else:

@@ -128,8 +128,10 @@ def reproduce_result(path: Path, result: dict[str, Any], records: Sequence[tuple
     track = track_of(result)
     built: dict[Any, Any] = {}
 
-    def agent(spec: AgentSpec) -> Any:
-        key = (spec.spec, spec.kwargs)
+    def agent(spec: AgentSpec, slot: int) -> Any:
+        # one object per lineup slot, as the backends build them (two seats never share
+        # an agent's generator)
+        key = (spec.spec, spec.kwargs, slot)
         if key not in built:
             try:
                 built[key] = spec.build(track.game)
@@ -141,7 +143,8 @@ def reproduce_result(path: Path, result: dict[str, Any], records: Sequence[tuple
     for k in choose(len(records), n, seed):
         where, rec = records[k]
         b = rec["benchmark"]
-        lineup = [agent(specs[int(b["run"])])] + [agent(AgentSpec(b["opponent"]))] * (track.num_players - 1)
+        lineup = [agent(specs[int(b["run"])], 0)] + [agent(AgentSpec(b["opponent"]), slot)
+                                                     for slot in range(1, track.num_players)]
         players = [lineup[i] for i in b["seats"]]
         why = reproduce_game(rec, players)
         if why is not None:
@@ -160,7 +163,7 @@ def record_players(record: dict[str, Any], mapping: Mapping[str, str], where: st
             not all(isinstance(x, str) for x in names):
         raise RecordError(f"{where}: field agents: a reproducible record names the agent of every seat "
                           f"(a list of {record['num_players']} strings), got {names!r:.80}")
-    out = []
+    out = []  # one object per seat, even where two seats name the same agent
     for name in names:
         spec = mapping.get(name, name)
         if spec not in agent_lib.available(record["game"]) and spec not in mapping.values():
