@@ -16,24 +16,24 @@ Building agents
 ---------------
 ``make(name, game="memtab", **kwargs)`` builds an agent from the table below (imported
 lazily); ``make("path/to/model.zip")`` loads a trained Stable-Baselines3 policy
-(:class:`agents.sb3_policy.SB3Agent`; loading a zip unpickles code, so only load files
+(:class:`memtab_env.agents.sb3_policy.SB3Agent`; loading a zip unpickles code, so only load files
 you trust). ``available(game)`` lists the names.
 
 =============  ===========  ===========================================================
 game           name         agent
 =============  ===========  ===========================================================
 memtab         random       uniform over legal flips
-memtab         greedy       perfect-memory pair finder (exact rule: :mod:`agents.basic`)
-memtab         expert       hand-written player (:mod:`agents.expert`)
-memtab         search       determinized Monte Carlo search (:mod:`agents.search`)
-memtab         sb3          trained SB3 policy; needs ``path=`` (:mod:`agents.sb3_policy`)
-memtab         human        plays from the terminal (:mod:`agents.human`)
-memtab         ppo-memtab   the shipped trained policy (:mod:`agents.shipped`)
+memtab         greedy       perfect-memory pair finder (exact rule: :mod:`memtab_env.agents.basic`)
+memtab         expert       hand-written player (:mod:`memtab_env.agents.expert`)
+memtab         search       determinized Monte Carlo search (:mod:`memtab_env.agents.search`)
+memtab         sb3          trained SB3 policy; needs ``path=`` (:mod:`memtab_env.agents.sb3_policy`)
+memtab         human        plays from the terminal (:mod:`memtab_env.agents.human`)
+memtab         ppo-memtab   the shipped trained policy (:mod:`memtab_env.agents.shipped`)
 memtab         rppo-memtab  the shipped policy for memory ``none``: ``rppo-memtab-none``,
-                            it remembers by itself (:mod:`agents.shipped`)
-pelmanism      random, greedy, nomemory        (:mod:`agents.pelmanism_agents`),
-               ppo-pelmanism                   (:mod:`agents.shipped`)
-memory_board   random, greedy                  (:mod:`agents.memory_board_agents`)
+                            it remembers by itself (:mod:`memtab_env.agents.shipped`)
+pelmanism      random, greedy, nomemory        (:mod:`memtab_env.agents.pelmanism_agents`),
+               ppo-pelmanism                   (:mod:`memtab_env.agents.shipped`)
+memory_board   random, greedy                  (:mod:`memtab_env.agents.memory_board_agents`)
 =============  ===========  ===========================================================
 """
 
@@ -59,20 +59,20 @@ class Agent(Protocol):
 
 #: (game, name) -> "module:Class", imported when first built
 REGISTRY: dict[tuple[str, str], str] = {
-    ("memtab", "random"): "agents.basic:RandomAgent",
-    ("memtab", "greedy"): "agents.basic:GreedyAgent",
-    ("memtab", "expert"): "agents.expert:ExpertAgent",
-    ("memtab", "search"): "agents.search:SearchAgent",
-    ("memtab", "sb3"): "agents.sb3_policy:SB3Agent",
-    ("memtab", "human"): "agents.human:HumanAgent",
-    ("memtab", "ppo-memtab"): "agents.shipped:PPOMemTab",
-    ("memtab", "rppo-memtab-none"): "agents.shipped:RPPOMemTabNone",
-    ("pelmanism", "random"): "agents.pelmanism_agents:PelmanismRandomAgent",
-    ("pelmanism", "greedy"): "agents.pelmanism_agents:PelmanismGreedyAgent",
-    ("pelmanism", "nomemory"): "agents.pelmanism_agents:PelmanismNoMemoryAgent",
-    ("pelmanism", "ppo-pelmanism"): "agents.shipped:PPOPelmanism",
-    ("memory_board", "random"): "agents.memory_board_agents:MemoryBoardRandomAgent",
-    ("memory_board", "greedy"): "agents.memory_board_agents:MemoryBoardGreedyAgent",
+    ("memtab", "random"): "memtab_env.agents.basic:RandomAgent",
+    ("memtab", "greedy"): "memtab_env.agents.basic:GreedyAgent",
+    ("memtab", "expert"): "memtab_env.agents.expert:ExpertAgent",
+    ("memtab", "search"): "memtab_env.agents.search:SearchAgent",
+    ("memtab", "sb3"): "memtab_env.agents.sb3_policy:SB3Agent",
+    ("memtab", "human"): "memtab_env.agents.human:HumanAgent",
+    ("memtab", "ppo-memtab"): "memtab_env.agents.shipped:PPOMemTab",
+    ("memtab", "rppo-memtab-none"): "memtab_env.agents.shipped:RPPOMemTabNone",
+    ("pelmanism", "random"): "memtab_env.agents.pelmanism_agents:PelmanismRandomAgent",
+    ("pelmanism", "greedy"): "memtab_env.agents.pelmanism_agents:PelmanismGreedyAgent",
+    ("pelmanism", "nomemory"): "memtab_env.agents.pelmanism_agents:PelmanismNoMemoryAgent",
+    ("pelmanism", "ppo-pelmanism"): "memtab_env.agents.shipped:PPOPelmanism",
+    ("memory_board", "random"): "memtab_env.agents.memory_board_agents:MemoryBoardRandomAgent",
+    ("memory_board", "greedy"): "memtab_env.agents.memory_board_agents:MemoryBoardGreedyAgent",
 }
 
 
@@ -90,13 +90,13 @@ def make(name: str, game: str = "memtab", **kwargs: Any) -> Agent:
     """Build the agent ``name`` for ``game`` with ``kwargs``.
 
     ``name`` may also be a path ending in ``.zip``: a saved Stable-Baselines3 model,
-    loaded with :class:`agents.sb3_policy.SB3Agent` (``kwargs`` go to it, e.g. ``algo=``).
+    loaded with :class:`memtab_env.agents.sb3_policy.SB3Agent` (``kwargs`` go to it, e.g. ``algo=``).
     Raises :class:`memtab_env.errors.InvalidOptionError` for an unknown game or name,
     listing what exists.
     """
     games = sorted({g for g, _ in REGISTRY})
     if isinstance(name, (str, Path)) and str(name).endswith(".zip"):
-        return _load("agents.sb3_policy:SB3Agent")(str(name), **kwargs)
+        return _load("memtab_env.agents.sb3_policy:SB3Agent")(str(name), **kwargs)
     if game not in games:
         raise InvalidOptionError(f"unknown game {game!r} for agents; known games: {games}")
     key = (game, name)

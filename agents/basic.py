@@ -3,7 +3,7 @@
 ``greedy`` is specified exactly, because the batched (numba) engine carries a copy that
 must agree with it action for action. It is deterministic. A card is *known* when it is
 face down and its kind has been shown by one of the observations this agent has been
-given (its own memory, :class:`agents.belief.MemTabBelief`: kinds once shown are never
+given (its own memory, :class:`memtab_env.agents.belief.MemTabBelief`: kinds once shown are never
 forgotten; nothing is deduced by elimination). Positions are compared by number:
 
 flip index 0
@@ -31,8 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from agents.belief import MemTabBelief, action_mask
+from memtab_env.agents.belief import MemTabBelief, action_mask
 
 
 class RandomAgent:

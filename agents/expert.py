@@ -1,12 +1,12 @@
 """``expert``: the strongest hand-written MemTab player of the project.
 
 It keeps its own memory of everything its observations have shown
-(:class:`agents.belief.MemTabBelief`), so it plays the same way under every memory model:
+(:class:`memtab_env.agents.belief.MemTabBelief`), so it plays the same way under every memory model:
 what the env's memory model drops, the agent still remembers; what the env never showed
 it, it does not know. From that belief it knows the kind of some face-down cards, the
 tableaux of every seat, and the expected make-up of the unknown cards (kinds gone for good
 are deduced: cards leave the table only in pairs). The decision is the numba kernel
-:func:`agents._memtab_policy.policy_choose`, whose docstring gives the details:
+:func:`memtab_env.agents._memtab_policy.policy_choose`, whose docstring gives the details:
 
 - MemTab is a race to the instant win (two pairs in one turn), so a table is valued by
   the chance of each player to win it instantly on its next turn: known pairs, known
@@ -28,9 +28,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from agents._memtab_policy import DEFAULT_WEIGHTS, WEIGHT_NAMES, policy_choose
-from agents.belief import MemTabBelief, action_mask
+from memtab_env.agents._memtab_policy import DEFAULT_WEIGHTS, WEIGHT_NAMES, policy_choose
+from memtab_env.agents.belief import MemTabBelief, action_mask
 
 
 class ExpertAgent:
@@ -38,7 +37,7 @@ class ExpertAgent:
 
     Args:
         weights: overrides of the valuation weights, by name (``base_rate``, ``live``,
-            ``points``; see :mod:`agents._memtab_policy`). The defaults were tuned on
+            ``points``; see :mod:`memtab_env.agents._memtab_policy`). The defaults were tuned on
             seeded games against ``greedy`` (two and three players).
         fast: skip the expectimax of a turn's first flip (the search rollouts' mode);
             measured 0.48 against the full expert over 1000 games.

@@ -20,7 +20,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents.human import HumanAgent, HumanQuit
+from memtab_env.agents.human import HumanAgent, HumanQuit
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,8 +48,7 @@ def main(
     output_fn: Callable[[str], Any] | None = None,
 ) -> int:
     """Run ``memtab play``; returns the exit status (0, or 2 for bad options)."""
-    import agents
-    from memtab_env import memtab_v0
+    from memtab_env import agents, memtab_v0
     from memtab_env.errors import InvalidOptionError
 
     output_fn = output_fn or (lambda text: print(text))

@@ -22,11 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 import torch as th
+from memtab_env.agents.set_policy import _SetPolicyMixin
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 from stable_baselines3.common.distributions import Distribution
 from torch import nn
-
-from agents.set_policy import _SetPolicyMixin
 
 #: logit of an action the observation shows to be illegal (as sb3-contrib's masks)
 MASKED_LOGIT = -1e8
@@ -59,7 +58,7 @@ class ObsMaskedLstmPolicy(RecurrentActorCriticPolicy):
     down (see the module docstring).
 
     With ``action_skip=True`` (needs the set features extractor,
-    :class:`agents.set_policy.SetFeatures`) the action logits are the set network's
+    :class:`memtab_env.agents.set_policy.SetFeatures`) the action logits are the set network's
     per-action scores of the current observation *plus* the LSTM head's logits: the
     position-wise skill (take a pair the observation shows) does not have to pass through
     the LSTM, which only has to add what memory knows.
@@ -129,7 +128,7 @@ class SlotLstm(nn.Module):
     token (its status and card one-hots), so the state is ``positions x slot_size``
     values: what the policy remembers about each position. The output is the observation
     followed by that memory, ``(L, N, input_size + hidden_size)``, which
-    :class:`agents.set_policy.MemTabSetNet` reads with :func:`slot_layout`.
+    :class:`memtab_env.agents.set_policy.MemTabSetNet` reads with :func:`slot_layout`.
 
     A position's memory sees only its own tokens: "remember the card seen here" is learnt
     once for all positions, and what to do with it is the set network's business.
@@ -144,7 +143,7 @@ class SlotLstm(nn.Module):
     terminal +-1 reward did not teach it that within 500k steps (``docs/training.md``).
 
     Args:
-        layout: the observation's :func:`agents.set_policy.token_layout`.
+        layout: the observation's :func:`memtab_env.agents.set_policy.token_layout`.
         slot_size: memory values per position.
         forget_bias: initial bias of the forget gate.
         latch_init: start the cell as a latch (see above).
@@ -186,7 +185,7 @@ class SlotLstm(nn.Module):
 
 
 def slot_layout(layout: dict[str, Any], slot_size: int) -> dict[str, Any]:
-    """``layout`` (a :func:`agents.set_policy.token_layout`) extended by the memory that
+    """``layout`` (a :func:`memtab_env.agents.set_policy.token_layout`) extended by the memory that
     :class:`SlotLstm` appends: one more per-position field, also read as the believed kind
     of a face-down position."""
     size, p = int(layout["size"]), int(layout["positions"])
@@ -200,7 +199,7 @@ def slot_layout(layout: dict[str, Any], slot_size: int) -> dict[str, Any]:
 
 class SlotMemoryPolicy(_SetPolicyMixin, ObsMaskedLstmPolicy):
     """A recurrent set policy: :class:`SlotLstm` (a memory cell per position) followed by
-    the set network of :mod:`agents.set_policy` over "what the observation shows and what I
+    the set network of :mod:`memtab_env.agents.set_policy` over "what the observation shows and what I
     remember here", for sb3-contrib's ``RecurrentPPO`` (``slot_memory`` in ``train.py``).
 
     Only the memory is recurrent; the actor and the critic share it (sb3-contrib's
@@ -211,7 +210,7 @@ class SlotMemoryPolicy(_SetPolicyMixin, ObsMaskedLstmPolicy):
     :func:`slot_layout` of the observation's layout.
 
     Args:
-        layout: the observation's :func:`agents.set_policy.token_layout`.
+        layout: the observation's :func:`memtab_env.agents.set_policy.token_layout`.
         slot_size: memory values per position.
         set_dim, set_layers, value_hidden: the set network's widths and depth.
         legal_status: :func:`legal_status` of the game.

@@ -12,7 +12,7 @@ the path it is given.
 
 Algorithms: ``MaskablePPO`` and ``RecurrentPPO`` (sb3-contrib), ``PPO``, ``A2C`` and
 ``DQN`` (Stable-Baselines3). The algorithm is read from the zip's policy class (its
-module and, for custom policies such as :mod:`agents.set_policy`, its base classes), or
+module and, for custom policies such as :mod:`memtab_env.agents.set_policy`, its base classes), or
 given with ``algo=``.
 
 Observation: the policy sees exactly what the Gymnasium view gives a learner, the flat
@@ -36,14 +36,16 @@ its own observations, exactly as in the Gymnasium view it was trained on.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+import pickle
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from agents.belief import action_mask, flat_observation
+from memtab_env.agents.belief import action_mask, flat_observation
 
 ALGOS = ("MaskablePPO", "PPO", "A2C", "RecurrentPPO", "DQN")
 
@@ -54,6 +56,39 @@ _POLICY_MODULES = {
     "stable_baselines3.dqn.policies": "DQN",
     "stable_baselines3.common.policies": "PPO",
 }
+
+
+#: old module path -> where it lives now: zips saved before the baselines moved under
+#: memtab_env name their policy classes ``agents.set_policy...``
+MOVED_MODULES = {"agents": "memtab_env.agents"}
+
+
+def _current_module(module: str) -> str:
+    head, dot, rest = module.partition(".")
+    return MOVED_MODULES[head] + dot + rest if head in MOVED_MODULES else module
+
+
+class _MovedModuleUnpickler(pickle.Unpickler):
+    """Unpickles class references of a moved module from where it lives now."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(_current_module(module), name)
+
+
+def moved_objects(path: str | Path) -> dict[str, Any]:
+    """``custom_objects`` for Stable-Baselines3's ``load``: the entries of the zip's
+    ``data`` whose pickles name a module of :data:`MOVED_MODULES` (a policy class,
+    ``policy_kwargs`` with a features extractor), unpickled from the current module."""
+    with zipfile.ZipFile(path) as z:
+        data = json.loads(z.read("data"))
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if not (isinstance(value, dict) and ":serialized:" in value):
+            continue
+        raw = base64.b64decode(value[":serialized:"].encode())
+        if any(f"{old}.".encode() in raw for old in MOVED_MODULES):
+            out[key] = _MovedModuleUnpickler(io.BytesIO(raw)).load()
+    return out
 
 
 def detect_algo(path: str | Path) -> str:
@@ -68,7 +103,8 @@ def detect_algo(path: str | Path) -> str:
     # it anyway) and look at its bases
     from stable_baselines3.common.save_util import json_to_data
 
-    cls = json_to_data(json.dumps({"policy_class": pc})).get("policy_class")
+    cls = moved_objects(path).get("policy_class") or \
+        json_to_data(json.dumps({"policy_class": pc})).get("policy_class")
     if isinstance(cls, type):
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
         from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
@@ -132,7 +168,7 @@ class SB3Agent:
         self.algo = algo or detect_algo(path)
         if self.algo not in ALGOS:
             raise ValueError(f"unknown algo {self.algo!r}; known: {list(ALGOS)}")
-        self.model = _algo_class(self.algo).load(str(path), device=device)
+        self.model = _algo_class(self.algo).load(str(path), device=device, custom_objects=moved_objects(path))
         self.policy = self.model.policy
         self.policy.set_training_mode(False)
         self.deterministic = bool(deterministic)

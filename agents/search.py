@@ -2,7 +2,7 @@
 
 At every searched flip the agent
 
-1. updates its own memory (:class:`agents.belief.MemTabBelief`) from the observation;
+1. updates its own memory (:class:`memtab_env.agents.belief.MemTabBelief`) from the observation;
 2. draws ``simulations`` deals consistent with everything it has seen
    (:meth:`~agents.belief.MemTabBelief.sample_layout`: known cards where they are, kinds
    gone for good deduced, the unseen cards uniformly over the unknown face-down
@@ -10,12 +10,12 @@ At every searched flip the agent
 3. for every candidate flip and every deal, makes the flip in the engine's own numba
    kernel (:func:`memtab_env.games.memtab_kernels.step`, so the rules exist once) and
    plays on, every player (itself included) playing the expert's policy
-   (:func:`agents._memtab_policy.policy_choose`; in ``fast`` mode, which only skips the
+   (:func:`memtab_env.agents._memtab_policy.policy_choose`; in ``fast`` mode, which only skips the
    expectimax of a turn's first flip: a known pair, else an unknown card); each
    simulated player knows the cards this agent knows now plus every card revealed in
    the simulation, never the deal itself. After ``horizon`` more turn starts (default
    2: the rest of its turn, the next turn and the one after) the table is valued with
-   the policy's race valuation (:func:`agents._memtab_policy.race_value`: the chance
+   the policy's race valuation (:func:`memtab_env.agents._memtab_policy.race_value`: the chance
    that this agent is the first to win instantly); with ``horizon=0`` every deal is
    played to the end and scored (win share, 1/k for k winners, plus 0.001 times the
    score lead);
@@ -49,10 +49,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from memtab_env.agents._memtab_policy import DEFAULT_WEIGHTS, policy_choose, race_value
+from memtab_env.agents.belief import MemTabBelief, action_mask
 from numba import njit
 
-from agents._memtab_policy import DEFAULT_WEIGHTS, policy_choose, race_value
-from agents.belief import MemTabBelief, action_mask
 from memtab_env.games import memtab_kernels as K
 
 DOWN, UP, GONE, TABLEAU = K.DOWN, K.UP, K.GONE, K.TABLEAU

@@ -1,13 +1,13 @@
 """Trained policies shipped with the package, loadable by name.
 
 - ``agents.make("ppo-memtab")``: the best MemTab policy trained with ``train.py``
-  (MaskablePPO with the position-equivariant network of :mod:`agents.set_policy`, two
+  (MaskablePPO with the position-equivariant network of :mod:`memtab_env.agents.set_policy`, two
   players, perfect memory; ``configs/selfplay.yaml``).
 - ``agents.make("ppo-pelmanism", game="pelmanism")``: a Pelmanism policy (the same
   network, two players, perfect memory, the standard deck; ``configs/pelmanism.yaml``).
 - ``agents.make("rppo-memtab-none")``: a MemTab policy for memory ``none`` that carries
   its own memory (RecurrentPPO with the per-position memory of
-  :class:`agents.recurrent_policy.SlotMemoryPolicy`, two players, trained against
+  :class:`memtab_env.agents.recurrent_policy.SlotMemoryPolicy`, two players, trained against
   ``random``; ``configs/recurrent_none.yaml``). It keeps its recurrent state from one
   ``act`` to the next and starts afresh at ``reset``: give it every observation of its own
   moves, in order, from the start of each game.
@@ -19,7 +19,7 @@ Each has three files in ``agents/policies/``:
   command; ``docs/training.md`` gives the full reproduction recipe);
 - ``<name>_eval.json``: its measured win rates (``train.py --evaluate`` schema).
 
-The policies are played by :class:`agents.sb3_policy.SB3Agent`, so they only ever choose
+The policies are played by :class:`memtab_env.agents.sb3_policy.SB3Agent`, so they only ever choose
 legal flips. Each was trained on two-player games (``perfect`` memory, but ``none`` for
 ``rppo-memtab-none``); the observation length fixes the number of players (and for
 Pelmanism the deck): the loader refuses other games with a message that says so.
@@ -30,7 +30,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agents.sb3_policy import SB3Agent
+from memtab_env.agents.sb3_policy import SB3Agent
 
 #: folder of the shipped policy files
 POLICY_DIR = Path(__file__).resolve().parent / "policies"
@@ -67,7 +67,7 @@ class PPOMemTab(_Shipped):
     Args:
         deterministic: play the most probable legal flip (default) or sample.
         seed: seed of the sampling generator (``deterministic=False`` only).
-        **kwargs: further options of :class:`agents.sb3_policy.SB3Agent` (``device``).
+        **kwargs: further options of :class:`memtab_env.agents.sb3_policy.SB3Agent` (``device``).
     """
 
     shipped_name = "ppo-memtab"

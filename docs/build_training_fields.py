@@ -1,6 +1,6 @@
-"""Write the table of ``train.py``'s config fields into ``docs/training.md``.
+"""Write the table of the training config fields into ``docs/training.md``.
 
-The ``Config`` dataclass of ``train.py`` (its field docstrings and defaults) is the source
+The ``Config`` dataclass of :mod:`memtab_env.train.config` (its field docstrings and defaults) is the source
 of truth; ``tests/test_train.py`` fails when the table is stale. Run
 ``python docs/build_training_fields.py`` after changing a field.
 """
@@ -8,7 +8,6 @@ of truth; ``tests/test_train.py`` fails when the table is stale. Run
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,14 +17,15 @@ START, END = "<!-- fields:start -->", "<!-- fields:end -->"
 
 def table() -> str:
     """The Markdown table: field, type, default, doc."""
-    sys.path.insert(0, str(ROOT))
-    import train
+    from typing import get_type_hints
 
-    docs = train.field_docs()
-    hints = train.get_type_hints(train.Config)
-    defaults = train.Config()
+    from memtab_env.train.config import Config, field_docs
+
+    docs = field_docs()
+    hints = get_type_hints(Config)
+    defaults = Config()
     rows = ["| field | type | default | what |", "|---|---|---|---|"]
-    for f in dataclasses.fields(train.Config):
+    for f in dataclasses.fields(Config):
         tp = str(hints[f.name]).replace("typing.", "")
         tp = tp if "[" in tp or "|" in tp else getattr(hints[f.name], "__name__", tp)
         default = getattr(defaults, f.name)

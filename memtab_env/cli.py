@@ -8,6 +8,8 @@ Subcommands:
 - ``memtab replay``: check that record files replay through the rules engine.
 - ``memtab evaluate`` / ``tournament`` / ``leaderboard``: the benchmark protocol
   (``BENCHMARK.md``).
+- ``memtab train``: train and evaluate a policy (:mod:`memtab_env.train`; the ``train``
+  extra); ``memtab train --config quick`` runs a shipped config.
 """
 
 from __future__ import annotations
@@ -25,15 +27,16 @@ from memtab_env.errors import MemTabError
 
 #: subcommands implemented in other modules: name -> "module:function(argv)"
 EXTERNAL = {
-    "play": "agents.play:main",
+    "play": "memtab_env.agents.play:main",
     "evaluate": "memtab_env.benchmark.cli:evaluate_main",
     "tournament": "memtab_env.benchmark.cli:tournament_main",
     "leaderboard": "memtab_env.benchmark.cli:leaderboard_main",
+    "train": "memtab_env.train.run:train_main",
 }
 
 
 def simulate_main(argv: Sequence[str]) -> int:
-    import agents as agent_lib
+    from memtab_env import agents as agent_lib
     from memtab_env.play import make_raw_env, play_game, win_shares
     from memtab_env.record import write_records
 

@@ -152,7 +152,7 @@ class SingleAgentEnv(gym.Env):
         built-in opponent plays the same board or deck as the env."""
         import inspect
 
-        import agents
+        from memtab_env import agents
 
         key = (self.game_spec.name, name)
         kwargs: dict[str, Any] = {}

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import agents
+from memtab_env import agents
 from memtab_env.play import make_raw_env, play_game, win_shares
 
 Z = 3.0

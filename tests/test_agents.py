@@ -10,14 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from memtab_env.agents._memtab_policy import DEFAULT_WEIGHTS, policy_choose
+from memtab_env.agents.basic import GreedyAgent, greedy_flip
+from memtab_env.agents.belief import MemTabBelief
+from memtab_env.agents.human import HumanAgent, HumanQuit, parse_position, render_observation
+from memtab_env.agents.search import SearchAgent
 
-import agents
-from agents._memtab_policy import DEFAULT_WEIGHTS, policy_choose
-from agents.basic import GreedyAgent, greedy_flip
-from agents.belief import MemTabBelief
-from agents.human import HumanAgent, HumanQuit, parse_position, render_observation
-from agents.search import SearchAgent
-from memtab_env import memtab_v0
+from memtab_env import agents, memtab_v0
 from memtab_env.errors import InvalidOptionError
 from memtab_env.games import memtab_kernels as K
 from memtab_env.games.memtab import CODE_TO_KIND, DOWN, GONE, TABLEAU, UP
@@ -493,7 +492,7 @@ def sb3_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.mark.parametrize("algo", ["MaskablePPO", "PPO", "RecurrentPPO", "DQN"])
 def test_sb3_agent_detects_the_algorithm_and_plays_legally(sb3_models: dict[str, str], algo: str) -> None:
-    from agents.sb3_policy import SB3Agent, detect_algo
+    from memtab_env.agents.sb3_policy import SB3Agent, detect_algo
 
     path = sb3_models[algo]
     assert detect_algo(path) == algo
@@ -507,8 +506,7 @@ def test_sb3_agent_detects_the_algorithm_and_plays_legally(sb3_models: dict[str,
 
 def test_sb3_agent_never_plays_the_illegal_choice(sb3_models: dict[str, str]) -> None:
     import torch
-
-    from agents.sb3_policy import SB3Agent
+    from memtab_env.agents.sb3_policy import SB3Agent
 
     agent = SB3Agent(sb3_models["PPO"])
     with torch.no_grad():  # a policy that always wants position 0
@@ -520,7 +518,7 @@ def test_sb3_agent_never_plays_the_illegal_choice(sb3_models: dict[str, str]) ->
 
 
 def test_recurrent_sb3_agent_keeps_and_resets_its_lstm_state(sb3_models: dict[str, str]) -> None:
-    from agents.sb3_policy import SB3Agent
+    from memtab_env.agents.sb3_policy import SB3Agent
 
     agent = SB3Agent(sb3_models["RecurrentPPO"])
     env = memtab_v0.raw_env(num_players=2)
@@ -545,8 +543,7 @@ def torch_equal(a: Any, b: Any) -> bool:
 
 def test_sb3_agent_as_gymnasium_opponent(sb3_models: dict[str, str]) -> None:
     import gymnasium as gym
-
-    from agents.sb3_policy import SB3Agent
+    from memtab_env.agents.sb3_policy import SB3Agent
 
     env = gym.make("MemTab-v0", opponents=SB3Agent(sb3_models["MaskablePPO"]))
     obs, info = env.reset(seed=0)
@@ -558,7 +555,7 @@ def test_sb3_agent_as_gymnasium_opponent(sb3_models: dict[str, str]) -> None:
 
 
 def test_sb3_agent_refuses_a_model_for_another_player_count(sb3_models: dict[str, str]) -> None:
-    from agents.sb3_policy import SB3Agent
+    from memtab_env.agents.sb3_policy import SB3Agent
 
     agent = SB3Agent(sb3_models["PPO"])
     env = memtab_v0.raw_env(num_players=3)
@@ -614,7 +611,7 @@ def test_human_agent_quits() -> None:
 
 
 def test_memtab_play_runs_a_whole_game_from_scripted_input() -> None:
-    from agents.play import main
+    from memtab_env.agents.play import main
 
     answers = itertools.cycle([str(p) for p in range(28)])  # refused answers are re-asked
     out: list[str] = []
@@ -641,7 +638,7 @@ def test_memtab_play_through_the_console_command(monkeypatch: pytest.MonkeyPatch
 
 
 def test_memtab_play_rejects_bad_options(capsys) -> None:
-    from agents.play import main
+    from memtab_env.agents.play import main
 
     with pytest.raises(SystemExit):
         main(["--players", "2", "--seat", "2"])

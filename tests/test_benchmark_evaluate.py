@@ -142,7 +142,7 @@ def test_cli_records_folder(tmp_path):
 
 def test_trained_model_from_a_path(tmp_path):
     """A saved model is evaluated from the path the user names, and its hash recorded."""
-    pytest.importorskip("agents.sb3_policy")
+    pytest.importorskip("memtab_env.agents.sb3_policy")
     sb3c = pytest.importorskip("sb3_contrib")
     import gymnasium as gym
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import agents
+from memtab_env import agents
 from memtab_env.benchmark.tracks import EVAL_SEED_START, EVAL_SEED_STOP, TRACKS, is_reserved_seed
 from memtab_env.play import make_raw_env
 

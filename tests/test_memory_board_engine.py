@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from agents.memory_board_agents import (
+from memtab_env.agents.memory_board_agents import (
     MemoryBoardGreedyAgent,
     MemoryBoardRandomAgent,
     best_group,
     trunk_for,
 )
+
 from memtab_env.boards import Board, default_board, load_board
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
 from memtab_env.games.memory_board import (

@@ -18,8 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
-from agents.pelmanism_agents import (
+from memtab_env.agents.pelmanism_agents import (
     PelmanismGreedyAgent,
     PelmanismNoMemoryAgent,
     PelmanismRandomAgent,
@@ -27,6 +26,7 @@ from agents.pelmanism_agents import (
     greedy_flip,
     infer_game,
 )
+
 from memtab_env.errors import InvalidOptionError
 from memtab_env.games.pelmanism import Pelmanism, PelmanismState
 from memtab_env.games.pelmanism_values import (

@@ -7,11 +7,11 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch as th
+from memtab_env.agents.recurrent_policy import ObsMaskedLstmPolicy, SlotMemoryPolicy, legal_status
+from memtab_env.agents.set_policy import token_layout
 from sb3_contrib import RecurrentPPO
 
 import memtab_env  # noqa: F401
-from agents.recurrent_policy import ObsMaskedLstmPolicy, SlotMemoryPolicy, legal_status
-from agents.set_policy import token_layout
 
 
 def _policy(kind: str, game: str, **options):
@@ -64,7 +64,7 @@ def test_legal_status_is_refused_for_the_board_game():
 def test_action_skip_adds_the_set_scores_to_the_logits():
     """With action_skip, the logits are the set network's scores plus the LSTM head's: with
     the head zeroed, the policy is exactly the masked softmax of the scores."""
-    from agents.set_policy import SetFeatures
+    from memtab_env.agents.set_policy import SetFeatures
 
     env = gym.make("MemTab-v0", memory="none", opponents="random", illegal_action="raise")
     model = RecurrentPPO(ObsMaskedLstmPolicy, env, n_steps=64, batch_size=64, n_epochs=1, seed=0,
@@ -148,7 +148,7 @@ def test_slot_memory_starts_as_a_latch():
     """A fresh cell writes when its position shows a card and keeps it: a card shown once,
     then hidden for 30 steps, is still distinguishable by kind, and positions never shown
     stay small."""
-    from agents.recurrent_policy import SlotLstm
+    from memtab_env.agents.recurrent_policy import SlotLstm
 
     layout = token_layout("memtab")
     cell = SlotLstm(layout, slot_size=16)

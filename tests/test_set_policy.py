@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch as th
+from memtab_env.agents.set_policy import MemTabSetNet, token_layout
 
-import agents
-from agents.set_policy import MemTabSetNet, token_layout
+from memtab_env import agents
 from memtab_env.play import make_raw_env
 
 

@@ -29,8 +29,8 @@ from gymnasium.vector.utils import batch_space
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-import agents
 import memtab_env  # noqa: F401 - registers Pelmanism-v0
+from memtab_env import agents
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
 from memtab_env.games.pelmanism import Pelmanism
 from memtab_env.memory import Memory

@@ -48,7 +48,7 @@ class AgentSpec:
     Attributes:
         spec: a built-in agent name of the track's game, or a path to a saved model.
         label: the name shown in tables and records.
-        kwargs: keyword arguments for :func:`agents.make`, as sorted ``(name, value)`` pairs.
+        kwargs: keyword arguments for :func:`memtab_env.agents.make`, as sorted ``(name, value)`` pairs.
     """
 
     spec: str
@@ -61,7 +61,7 @@ class AgentSpec:
 
     def build(self, game: str) -> Any:
         """A fresh agent for ``game``."""
-        import agents
+        from memtab_env import agents
 
         return agents.make(self.spec, game=game, **dict(self.kwargs))
 
@@ -71,14 +71,15 @@ class Job:
     """A table and a chunk of deals.
 
     Attributes:
-        track: the track id (its options and game come from the track table).
+        track: the track id (its options and game come from the track table), or a
+            :class:`memtab_env.benchmark.tracks.Track` that is in no table.
         lineup: the agents; in rotation ``r``, ``lineup[i]`` sits in seat ``(i + r) % n``.
         deals: ``(deal index, seed)`` pairs.
         rotations: the rotations played for every deal, in order.
         tag: ``(key, value)`` pairs copied into every record's ``benchmark`` field.
     """
 
-    track: str
+    track: Any
     lineup: tuple[AgentSpec, ...]
     deals: tuple[tuple[int, int], ...]
     rotations: tuple[int, ...]
@@ -94,16 +95,17 @@ def run_job(job: Job) -> list[dict[str, Any]]:
     """Play every (deal, rotation) of ``job``; return the records, each annotated with
     ``agents`` (the label in every seat) and ``benchmark`` (track, deal, rotation,
     ``seats``: the lineup index in every seat, plus the job's tag)."""
-    from memtab_env.benchmark.tracks import get_track
+    from memtab_env.benchmark.tracks import Track, get_track
     from memtab_env.play import make_raw_env, play_game
 
-    track = get_track(job.track)
+    track = job.track if isinstance(job.track, Track) else get_track(job.track)
     n = track.num_players
     if len(job.lineup) != n:
         raise InvalidOptionError(f"track {track.id} seats {n} players, the lineup has {len(job.lineup)}")
-    env = _ENVS.get(track.key)
+    env_key = json.dumps([track.key, track.game, dict(track.options)], sort_keys=True)
+    env = _ENVS.get(env_key)
     if env is None:
-        env = _ENVS[track.key] = make_raw_env(track.game, **track.options)
+        env = _ENVS[env_key] = make_raw_env(track.game, **track.options)
     players = []
     for slot, spec in enumerate(job.lineup):
         key = (spec.spec, json.dumps(dict(spec.kwargs), sort_keys=True), track.game, slot)
@@ -126,6 +128,15 @@ def run_job(job: Job) -> list[dict[str, Any]]:
                                    "rotation": r, "seats": seats}
             out.append(record)
     return out
+
+
+def release_agents(spec: AgentSpec) -> list[Any]:
+    """Drop this process's cached agents built from ``spec`` and return them (after an
+    in-process evaluation: the agents that played, with their counters; the next job
+    builds them afresh, e.g. from a model file that was rewritten since)."""
+    kwargs = json.dumps(dict(spec.kwargs), sort_keys=True)
+    keys = [k for k in _AGENTS if k[0] == spec.spec and k[1] == kwargs]
+    return [_AGENTS.pop(k) for k in keys]
 
 
 Progress = Callable[[int, int], None]

@@ -21,7 +21,7 @@ from memtab_env import __version__
 from memtab_env.benchmark import metrics
 from memtab_env.benchmark.backends import AgentSpec, Backend, InProcessBackend, Job, Progress
 from memtab_env.benchmark.results import RESULT_FORMAT, ResultError, validate_result
-from memtab_env.benchmark.tracks import Track
+from memtab_env.benchmark.tracks import TRACKS, Track
 from memtab_env.errors import InvalidOptionError
 from memtab_env.play import win_shares
 
@@ -60,12 +60,13 @@ def evaluation_jobs(track: Track, runs: Sequence[AgentSpec], deals: int, chunk: 
     seat rotation of each (the agent, lineup index 0, sits in seat ``r``)."""
     seeds = list(enumerate(track.seeds(deals)))
     n = track.num_players
+    ref = track.id if TRACKS.get(track.id) == track else track  # a track of no table travels whole
     jobs = []
     for i, agent in enumerate(runs):
         for opp in track.opponents:
             lineup = (agent,) + (AgentSpec(opp),) * (n - 1)
             for start in range(0, len(seeds), chunk):
-                jobs.append(Job(track.id, lineup, tuple(seeds[start:start + chunk]), tuple(range(n)),
+                jobs.append(Job(ref, lineup, tuple(seeds[start:start + chunk]), tuple(range(n)),
                                 (("run", i), ("opponent", opp))))
     return jobs
 

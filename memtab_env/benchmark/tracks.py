@@ -70,6 +70,9 @@ class Track:
         anchors: mean win rate against ``opponents`` of ``"random"`` and of ``strongest``
             on the protocol's deals (the normalised score's 0 and 1); empty until measured.
         description: one line for tables.
+        first_seed: seed of deal 0. Every benchmark track deals from the reserved range
+            (the default); a training run's own final evaluation builds a track of its
+            config with its ``eval_seed`` (:mod:`memtab_env.train.evaluation`).
     """
 
     id: str
@@ -81,6 +84,7 @@ class Track:
     strongest: str
     anchors: Mapping[str, float] = field(default_factory=dict)
     description: str = ""
+    first_seed: int = EVAL_SEED_START
 
     @property
     def key(self) -> str:
@@ -103,7 +107,7 @@ class Track:
             raise InvalidOptionError(
                 f"number of deals must be 1 .. {EVAL_SEED_STOP - EVAL_SEED_START}, got {n}"
             )
-        return list(range(EVAL_SEED_START, EVAL_SEED_START + n))
+        return list(range(self.first_seed, self.first_seed + n))
 
     def normalised(self, win_rate: float) -> float | None:
         """The normalised score of a mean win rate, or None before the anchors exist."""

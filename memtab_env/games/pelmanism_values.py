@@ -8,7 +8,7 @@ unseen position a player flips does not change the odds, and the game is a Marko
 on class counts. For a pack of pairs the classes are ``(2, 0)`` (pairs never touched),
 ``(2, 1)`` (known singletons) and ``(2, 2)`` (known pairs).
 
-The greedy policy (what :class:`agents.pelmanism_agents.PelmanismGreedyAgent` plays):
+The greedy policy (what :class:`memtab_env.agents.pelmanism_agents.PelmanismGreedyAgent` plays):
 
 1. if a known pair lies on the table, flip one of its cards, then the other;
 2. else flip an unseen card; if a card of its kind is known (its *twin*: for quartets,

@@ -24,7 +24,7 @@ turn again or the game is over.
   ``info["final_obs"]`` and ``info["final_info"]`` hold the finished ones (with the
   ``_final_obs`` / ``_final_info`` masks).
 - Opponents: ``"random"`` (uniform legal flip) and ``"greedy"`` (the exact rule of
-  :mod:`agents.basic`), vectorised. They see the game with *perfect memory* whatever the
+  :mod:`memtab_env.agents.basic`), vectorised. They see the game with *perfect memory* whatever the
   ``memory`` option (which sets the learner's observation only); ``agents.basic.GreedyAgent``
   plays the same flips under ``perfect`` and ``none``.
 - Seeds: ``reset(seed=s)`` gives game ``i`` the seed ``s + i`` and the games of the scalar

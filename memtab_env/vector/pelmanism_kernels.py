@@ -500,7 +500,7 @@ def greedy_action(
 
     First the seat's observation updates its greedy memory (``_seen``): a card that the
     observation shows (face up, or face down and remembered under the memory model) is
-    recorded, a taken card forgotten. Then the rule of :mod:`agents.pelmanism_agents`
+    recorded, a taken card forgotten. Then the rule of :mod:`memtab_env.agents.pelmanism_agents`
     on what the seat knows (a face-down card is known when recorded): first flip, the
     lowest known card of a kind with two or more known face-down cards; second flip, the
     lowest known card of the face-up card's kind; failing that, the lowest unknown

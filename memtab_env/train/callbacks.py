@@ -1,0 +1,140 @@
+"""Callbacks of a run: game statistics for TensorBoard, checkpoints for ``--resume`` and
+the self-play snapshots."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import VecEnv
+
+
+class GameStats(BaseCallback):
+    """Logs the learner's win rate (shared wins count 1/k) and illegal actions."""
+
+    def __init__(self, num_players: int, reward: str, window: int = 200) -> None:
+        super().__init__()
+        self.num_players, self.reward = num_players, reward
+        self.wins: deque[float] = deque(maxlen=window)
+        self.illegal_steps = 0
+        self.steps = 0
+        self.illegal_total = 0
+
+    def _share(self, info: dict[str, Any], reward: float) -> float | None:
+        if info.get("TimeLimit.truncated"):
+            return 0.0
+        winners = info.get("winners")
+        if winners is not None:
+            return 1.0 / len(winners) if info["learner_seat"] in winners else 0.0
+        if self.reward == "win":  # winners share +1, losers -1: the reward gives the share
+            return reward if reward > 0 else (1.0 / self.num_players if reward == 0 else 0.0)
+        return None
+
+    def _on_step(self) -> bool:
+        infos, dones, rewards = self.locals["infos"], self.locals["dones"], self.locals["rewards"]
+        for info, done, reward in zip(infos, dones, rewards, strict=True):
+            self.steps += 1
+            if info.get("illegal_action"):
+                self.illegal_steps += 1
+                self.illegal_total += 1
+            if done:
+                share = self._share(info, float(reward))
+                if share is not None:
+                    self.wins.append(share)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if self.wins:
+            self.logger.record("rollout/win_rate", float(np.mean(self.wins)))
+        if self.steps:
+            self.logger.record("rollout/illegal_rate", self.illegal_steps / self.steps)
+        self.logger.record("rollout/illegal_total", self.illegal_total)
+        self.steps = self.illegal_steps = 0
+
+
+class Checkpoints(BaseCallback):
+    """Saves ``checkpoints/step_<N>.zip`` every ``every`` steps (plus the replay buffer for
+    DQN), then ``checkpoints/latest.json``; keeps the ``keep`` most recent."""
+
+    def __init__(self, directory: Path, every: int, keep: int, pool_dir: Path | None) -> None:
+        super().__init__()
+        self.directory, self.every, self.keep, self.pool_dir = directory, every, keep, pool_dir
+        self.next = every
+
+    def _on_training_start(self) -> None:
+        self.next = (self.num_timesteps // self.every + 1) * self.every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next:
+            self.save()
+            self.next = (self.num_timesteps // self.every + 1) * self.every
+        return True
+
+    def save(self) -> Path:
+        """Write a checkpoint at the current step count now."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        step = self.model.num_timesteps
+        path = self.directory / f"step_{step:012d}.zip"
+        atomic_save(self.model, path)
+        replay = None
+        if hasattr(self.model, "replay_buffer") and self.model.replay_buffer is not None:
+            replay = self.directory / f"replay_buffer_{step:012d}.pkl"
+            tmp = replay.with_suffix(".tmp")
+            self.model.save_replay_buffer(tmp)
+            os.replace(tmp, replay)
+        latest = {"step": step, "model": path.name, "replay_buffer": replay.name if replay else None,
+                  "pool": [p.name for p in pool_paths(self.pool_dir)] if self.pool_dir else []}
+        tmp = self.directory / "latest.json.tmp"
+        tmp.write_text(json.dumps(latest, indent=2))
+        os.replace(tmp, self.directory / "latest.json")
+        for old in sorted(self.directory.glob("step_*.zip"))[: -self.keep]:
+            old.unlink()
+        for old in sorted(self.directory.glob("replay_buffer_*.pkl"))[: -self.keep]:
+            old.unlink()
+        return path
+
+
+class SelfPlay(BaseCallback):
+    """Adds a frozen snapshot of the learner to ``pool/`` every ``every`` steps and hands
+    the pool to every env's opponents (call :meth:`prepare` before learning: the envs
+    are reset before callbacks start, and their opponents need a pool by then)."""
+
+    def __init__(self, pool_dir: Path, every: int) -> None:
+        super().__init__()
+        self.pool_dir, self.every = pool_dir, every
+        self.next = every
+
+    def prepare(self, model: Any, env: VecEnv) -> None:
+        """Snapshot ``model`` if the pool is empty, and give the pool to ``env``."""
+        self.pool_dir.mkdir(parents=True, exist_ok=True)
+        if not pool_paths(self.pool_dir):
+            atomic_save(model, self.pool_dir / f"snapshot_{model.num_timesteps:012d}.zip")
+        env.env_method("set_pool", [str(p) for p in pool_paths(self.pool_dir)])
+
+    def _on_training_start(self) -> None:
+        self.next = (self.num_timesteps // self.every + 1) * self.every
+        self.logger.record("selfplay/pool_size", len(pool_paths(self.pool_dir)))
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next:
+            atomic_save(self.model, self.pool_dir / f"snapshot_{self.num_timesteps:012d}.zip")
+            paths = [str(p) for p in pool_paths(self.pool_dir)]
+            self.training_env.env_method("set_pool", paths)
+            self.logger.record("selfplay/pool_size", len(paths))
+            self.next = (self.num_timesteps // self.every + 1) * self.every
+        return True
+
+
+def pool_paths(pool_dir: Path | None) -> list[Path]:
+    return sorted(pool_dir.glob("snapshot_*.zip")) if pool_dir and pool_dir.exists() else []
+
+
+def atomic_save(model: Any, path: Path) -> None:
+    tmp = path.with_name(path.stem + ".tmp.zip")
+    model.save(tmp)
+    os.replace(tmp, path)

@@ -1,0 +1,240 @@
+"""The training run: config, seeding, envs, model, learning, saving and the final
+evaluation, top to bottom (cleanrl style). ``memtab train`` and the repository's
+``train.py`` both call :func:`main`.
+
+Outputs go to ``runs/<run_name>/`` where the run name carries env id, experiment name,
+algorithm, seed and start time: ``model.zip``, ``config.yaml`` (the exact config, with the
+command line), ``eval.json``, ``tensorboard/``, ``checkpoints/`` and, for self-play,
+``pool/`` (the frozen snapshots).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from memtab_env.train.config import (
+    Config,
+    ConfigError,
+    build_parser,
+    cli_overrides,
+    config_from_dict,
+    dump_yaml,
+    load_yaml,
+)
+
+#: what to install when the training stack is missing
+TRAIN_EXTRA = 'the train extra: pip install torch==2.13.0 && pip install -e ".[train]" (in the checkout)'
+
+def seed_everything(seed: int, torch_threads: int) -> None:
+    """Seed Python's, NumPy's and PyTorch's global generators (the envs and the model get
+    their own seeds from the config)."""
+    import torch
+    from stable_baselines3.common.utils import set_random_seed
+
+    set_random_seed(seed)  # random, numpy's global generator, torch
+    torch.set_num_threads(torch_threads)
+
+
+def run_name(cfg: Config) -> str:
+    """``<env id>__<exp name>__<algo>__s<seed>__<YYYYmmdd-HHMMSS>``."""
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"{cfg.env_id}__{cfg.exp_name or 'run'}__{cfg.algo}__s{cfg.seed}__{stamp}"
+
+
+def find_resume_dir(arg: str, runs_dir: str) -> Path:
+    """The run folder named by ``--resume`` (``latest``: the newest folder of ``runs_dir``
+    that has a checkpoint)."""
+    if arg != "latest":
+        path = Path(arg)
+        if not (path / "config.yaml").exists():
+            raise ConfigError(f"--resume {arg}: no config.yaml there (not a run folder)")
+        return path
+    runs = [p for p in Path(runs_dir).glob("*") if (p / "checkpoints" / "latest.json").exists()]
+    if not runs:
+        raise ConfigError(f"--resume: no run with a checkpoint under {runs_dir}/")
+    return max(runs, key=lambda p: (p / "checkpoints" / "latest.json").stat().st_mtime)
+
+
+def eval_out(model_path: Path, runs_dir: str) -> Path:
+    """Where ``--evaluate MODEL`` writes without ``--out``: ``eval.json`` next to a run's
+    ``model.zip`` (a folder under ``runs_dir``), ``<runs_dir>/evaluations/<stem>_eval.json``
+    for any other model, so the files shipped beside a policy are never overwritten."""
+    model_path = model_path.resolve()
+    runs = Path(runs_dir).resolve()
+    if model_path.is_relative_to(runs):
+        name = "eval.json" if model_path.name == "model.zip" else f"{model_path.stem}_eval.json"
+        return model_path.with_name(name)
+    return runs / "evaluations" / f"{model_path.stem}_eval.json"
+
+
+def finished(run_dir: Path, cfg: Config) -> int | None:
+    """The step count of ``run_dir``'s final model when it already reached
+    ``cfg.total_timesteps`` (nothing left to resume), else None."""
+    latest = run_dir / "checkpoints" / "latest.json"
+    if not (run_dir / "model.zip").exists() or not latest.exists():
+        return None
+    step = int(json.loads(latest.read_text())["step"])
+    return step if step >= cfg.total_timesteps else None
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
+    """Train (or resume, or only evaluate) as the command line says; returns the run
+    folder (the evaluation JSON's path with ``--evaluate``). ``prog`` is the command's
+    name in messages and in the saved config (``train.py`` or ``memtab train``)."""
+    parser = build_parser(prog=prog, description=(
+        "Train a policy for a memtab-env game with Stable-Baselines3, then evaluate it "
+        "(docs/training.md)."))
+    args = parser.parse_args(argv)
+    words = list(argv) if argv is not None else sys.argv[1:]
+    launcher = "python train.py" if prog == "train.py" else prog
+    command = f"{launcher} " + " ".join(shlex.quote(a) for a in words)
+    overrides = cli_overrides(args)
+
+    # -- config ------------------------------------------------------------------------
+    resume_dir: Path | None = None
+    if args.evaluate and not Path(args.evaluate).is_file():
+        raise ConfigError(f"--evaluate {args.evaluate}: no such model file")
+    if args.resume:
+        if args.config:
+            raise ConfigError("--resume reads the run's own config.yaml; do not pass --config")
+        runs_dir = overrides.get("runs_dir", Config.runs_dir)
+        resume_dir = find_resume_dir(args.resume, runs_dir)
+        cfg = load_yaml(resume_dir / "config.yaml")
+    elif args.config:
+        cfg = load_yaml(args.config, args.env)
+    elif args.evaluate and (Path(args.evaluate).parent / "config.yaml").exists():
+        cfg = load_yaml(Path(args.evaluate).parent / "config.yaml")
+    elif args.evaluate and Path(args.evaluate).with_suffix(".yaml").exists():
+        cfg = load_yaml(Path(args.evaluate).with_suffix(".yaml"))
+    elif args.evaluate:
+        raise ConfigError(f"--evaluate {args.evaluate}: no config.yaml in its folder and no "
+                          f"{Path(args.evaluate).with_suffix('.yaml').name} beside it: give --config FILE")
+    else:
+        raise ConfigError("give --config FILE (or --resume RUN_DIR, or --evaluate MODEL_ZIP)")
+    cfg = config_from_dict(overrides, base=cfg, where="the command line", from_cli=True)
+    cfg.validate()
+    try:  # the training stack is an extra
+        import stable_baselines3  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError(f"training needs {exc.name}, which is in {TRAIN_EXTRA}") from None
+
+    from memtab_env.train.callbacks import Checkpoints, GameStats, SelfPlay, pool_paths
+    from memtab_env.train.evaluation import evaluate, print_table, write_eval
+    from memtab_env.train.model import algo_class, make_model
+    from memtab_env.train.vec import make_vec_env
+
+    if args.evaluate:
+        seed_everything(cfg.seed, cfg.torch_threads)
+        model_path = Path(args.evaluate)
+        report = evaluate(model_path, cfg)
+        out = Path(args.out) if args.out else eval_out(model_path, cfg.runs_dir)
+        write_eval(report, out)
+        print_table(report, f"{model_path} ({cfg.env_id}, {cfg.memory} memory)")
+        print(f"evaluation written to {out}")
+        return out
+
+    if resume_dir is not None and (done := finished(resume_dir, cfg)) is not None:
+        print(f"{resume_dir} already finished: {done:_} steps of total_timesteps {cfg.total_timesteps:_}; "
+              f"nothing to resume (to train further: {launcher} --resume {resume_dir} "
+              f"--total_timesteps N with N > {done:_})")
+        return resume_dir
+
+    # -- seed everything ---------------------------------------------------------------
+    seed_everything(cfg.seed, cfg.torch_threads)
+
+    # -- run folder --------------------------------------------------------------------
+    run_dir = resume_dir or Path(cfg.runs_dir) / run_name(cfg)
+    ckpt_dir, pool_dir = run_dir / "checkpoints", run_dir / "pool"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(dump_yaml(cfg, command))
+    tb_dir = str(run_dir / "tensorboard") if cfg.tensorboard else None
+
+    # -- envs and model ----------------------------------------------------------------
+    cls = algo_class(cfg.algo)
+    if resume_dir is not None:
+        from memtab_env.agents.sb3_policy import moved_objects
+
+        latest = json.loads((ckpt_dir / "latest.json").read_text())
+        step = int(latest["step"])
+        for snap in pool_paths(pool_dir):  # snapshots taken after the checkpoint are redone
+            if int(snap.stem.split("_")[1]) > step:
+                snap.unlink()
+        env = make_vec_env(cfg, seed=cfg.seed + step)  # fresh games, not a replay of the start
+        model = cls.load(ckpt_dir / latest["model"], env=env, device=cfg.device, tensorboard_log=tb_dir,
+                         custom_objects=moved_objects(ckpt_dir / latest["model"]))
+        if latest.get("replay_buffer"):
+            model.load_replay_buffer(ckpt_dir / latest["replay_buffer"])
+        print(f"resuming {run_dir} from step {model.num_timesteps:_}")
+    else:
+        env = make_vec_env(cfg, seed=cfg.seed)
+        model = make_model(cfg, env, tb_dir)
+        print(f"run {run_dir}")
+
+    # -- learn -------------------------------------------------------------------------
+    checkpoints = Checkpoints(ckpt_dir, cfg.checkpoint_every, cfg.keep_checkpoints,
+                              pool_dir if cfg.selfplay else None)
+    callbacks = [GameStats(cfg.num_players, cfg.reward), checkpoints]
+    if cfg.selfplay:
+        selfplay = SelfPlay(pool_dir, cfg.snapshot_every)
+        selfplay.prepare(model, env)
+        callbacks.append(selfplay)
+    remaining = cfg.total_timesteps - model.num_timesteps
+    t0 = time.perf_counter()
+    start_steps = model.num_timesteps
+    if remaining > 0:
+        try:
+            model.learn(remaining, callback=callbacks, progress_bar=cfg.progress_bar,
+                        tb_log_name=cfg.algo, reset_num_timesteps=resume_dir is None)
+        except KeyboardInterrupt:
+            path = checkpoints.save()
+            print(f"\ninterrupted: checkpoint {path} written; continue with "
+                  f"{launcher} --resume {run_dir}")
+            env.close()
+            raise
+    seconds = time.perf_counter() - t0
+    steps = model.num_timesteps - start_steps
+    env.close()
+    print(f"trained {steps:_} steps in {seconds:.0f} s ({steps / max(seconds, 1e-9):.0f} steps/s); "
+          f"{model.num_timesteps:_} in total")
+
+    # -- save --------------------------------------------------------------------------
+    model_path = run_dir / "model.zip"
+    model.save(model_path)
+    checkpoints.save()
+
+    # -- evaluate ----------------------------------------------------------------------
+    t0 = time.perf_counter()
+    report = evaluate(model_path, cfg)
+    report["training"] = {"timesteps": int(model.num_timesteps), "seconds_this_session": round(seconds, 1),
+                          "steps_per_second": round(steps / max(seconds, 1e-9), 1),
+                          "command": command}
+    out = run_dir / "eval.json"
+    write_eval(report, out)
+    print_table(report, f"{run_dir.name}: evaluation ({time.perf_counter() - t0:.0f} s)")
+    print(f"model: {model_path}\nevaluation: {out}")
+    return run_dir
+
+
+def cli(argv: Sequence[str] | None = None, prog: str = "train.py") -> int:
+    """:func:`main` as a command: a config error is one line on stderr, exit status 2;
+    Ctrl-C exits with 130 (a checkpoint is written first)."""
+    try:
+        main(argv, prog=prog)
+    except ConfigError as error:
+        print(f"{prog}: config error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def train_main(argv: Sequence[str]) -> int:
+    """``memtab train ARGS``."""
+    return cli(argv, prog="memtab train")
