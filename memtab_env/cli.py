@@ -50,9 +50,20 @@ def simulate_main(argv: Sequence[str]) -> int:
     ap.add_argument("--rotate", action="store_true", help="rotate seats every game")
     ap.add_argument("--records", default=None,
                     help="write records: a folder (one .json per game) or a .jsonl file")
+    ap.add_argument("--trust-pickle", action="store_true",
+                    help="load model files with Stable-Baselines3's unpickling loader (runs code from "
+                         "the file); default: as data (weights and plain settings)")
     args = ap.parse_args(argv)
     names = [s.strip() for s in args.agents.split(",") if s.strip()]
-    players = [agent_lib.make(n, game=args.game) for n in names]
+    if args.records:
+        from pathlib import Path
+
+        from memtab_env.benchmark.cli import check_writable
+
+        rec = Path(args.records)
+        check_writable(rec if rec.suffix in (".jsonl", ".gz") else rec / "game_000000.json")
+    extra = {"trust_pickle": True} if args.trust_pickle else {}
+    players = [agent_lib.make(n, game=args.game, **(extra if n.endswith(".zip") else {})) for n in names]
     env = make_raw_env(args.game, num_players=len(players), memory=args.memory)
     totals = np.zeros(len(players))
     records = []

@@ -121,7 +121,7 @@ def test_gym_step_before_reset_names_the_problem(env_id):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_steps_after_the_game_name_the_problem(module):
-    import agents
+    from memtab_env import agents
     from memtab_env.play import play_game
 
     env = module.raw_env()

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import agents
+from memtab_env import agents
 from memtab_env.benchmark import leaderboard
 from memtab_env.benchmark.results import ResultError, load_result, validate_result
 from memtab_env.boards import load_board

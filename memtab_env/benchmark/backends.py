@@ -18,9 +18,9 @@ Backends:
   needs memtab-env installed, and a model given as a path must exist at that path on
   every node.
 
-Loading a saved model unpickles code (Stable-Baselines3 zips hold pickled objects): the
-benchmark loads only the paths a user names on the command line, never one read from a
-result file or a record.
+A saved model is loaded as data (its weights and plain settings, nothing unpickled:
+:mod:`memtab_env.agents.model_data`); only a user's explicit ``--trust-pickle`` lets a
+model file be unpickled, and only a path named on the command line.
 """
 
 from __future__ import annotations
@@ -49,11 +49,14 @@ class AgentSpec:
         spec: a built-in agent name of the track's game, or a path to a saved model.
         label: the name shown in tables and records.
         kwargs: keyword arguments for :func:`memtab_env.agents.make`, as sorted ``(name, value)`` pairs.
+        trust_pickle: load a model file with Stable-Baselines3's unpickling loader (the
+            command line's explicit ``--trust-pickle``; never from a result or record).
     """
 
     spec: str
     label: str = ""
     kwargs: tuple[tuple[str, Any], ...] = field(default_factory=tuple)
+    trust_pickle: bool = False
 
     @property
     def name(self) -> str:
@@ -63,7 +66,10 @@ class AgentSpec:
         """A fresh agent for ``game``."""
         from memtab_env import agents
 
-        return agents.make(self.spec, game=game, **dict(self.kwargs))
+        kwargs = dict(self.kwargs)
+        if self.trust_pickle and self.spec.endswith(".zip"):
+            kwargs["trust_pickle"] = True
+        return agents.make(self.spec, game=game, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,7 @@ def run_job(job: Job) -> list[dict[str, Any]]:
         env = _ENVS[env_key] = make_raw_env(track.game, **track.options)
     players = []
     for slot, spec in enumerate(job.lineup):
-        key = (spec.spec, json.dumps(dict(spec.kwargs), sort_keys=True), track.game, slot)
+        key = (spec.spec, json.dumps(dict(spec.kwargs), sort_keys=True), track.game, slot, spec.trust_pickle)
         if key not in _AGENTS:
             _AGENTS[key] = spec.build(track.game)
         players.append(_AGENTS[key])

@@ -86,8 +86,9 @@ def evaluate_main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(
         prog="memtab evaluate",
         description="Play a track's evaluation deals against its reference opponents (every deal once "
-                    "per seat rotation) and report win rates with 95% intervals. Loading a saved "
-                    "model unpickles code: only name model files you trust.",
+                    "per seat rotation) and report win rates with 95% intervals. A saved model is "
+                    "loaded as data (weights and plain settings, nothing unpickled) unless "
+                    "--trust-pickle is given.",
         epilog=_tracks_text(), formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agent", action="append", required=True, metavar="NAME_OR_PATH",
                     help="built-in agent name or saved model (.zip); repeat for several training runs "
@@ -102,6 +103,10 @@ def evaluate_main(argv: Sequence[str]) -> int:
     ap.add_argument("--out", default=None, metavar="FILE", help="write the result JSON here")
     ap.add_argument("--records", default=None, metavar="PATH",
                     help="write one record per game: a .jsonl.gz or .jsonl file, or a folder")
+    ap.add_argument("--trust-pickle", action="store_true",
+                    help="load model files with Stable-Baselines3's own loader, which unpickles (runs "
+                         "code from the file); default: rebuild the policy from its weights and plain "
+                         "settings, and refuse a file that needs unpickling")
     ap.add_argument("--from-records", default=None, metavar="PATH",
                     help="play nothing: recompute the result from the records of an earlier evaluation "
                          "of the same agent(s) (e.g. after the track's anchors changed); the result "
@@ -119,7 +124,8 @@ def evaluate_main(argv: Sequence[str]) -> int:
     kwargs = _kwargs(args.agent_kwargs)
     if len(args.agent) > 1 and not args.name:
         raise InvalidOptionError("several --agent runs need --name (the label of the method)")
-    agents = [resolve_agent(a, track.game, kwargs, args.name) for a in args.agent]
+    agents = [resolve_agent(a, track.game, kwargs, args.name, build=not args.from_records,
+                            trust_pickle=args.trust_pickle) for a in args.agent]
     label = args.name or agents[0][0].name
     console = _console()
     how = (f"from the records in {args.from_records}" if args.from_records
@@ -191,7 +197,7 @@ def _print_result(console: Any, result: dict[str, Any]) -> None:
                       f"[{lo:.3f}, {hi:.3f}] (stratified bootstrap, 95%)")
 
 
-def _parse_agents(text: str, game: str) -> list[AgentSpec]:
+def _parse_agents(text: str, game: str, trust_pickle: bool = False) -> list[AgentSpec]:
     from memtab_env.benchmark.evaluate import resolve_agent
 
     out = []
@@ -201,7 +207,7 @@ def _parse_agents(text: str, game: str) -> list[AgentSpec]:
         label, eq, spec = item.partition("=")
         if not eq:
             label, spec = "", item
-        out.append(resolve_agent(spec, game, label=label or None)[0])
+        out.append(resolve_agent(spec, game, label=label or None, trust_pickle=trust_pickle)[0])
     return out
 
 
@@ -226,13 +232,18 @@ def tournament_main(argv: Sequence[str]) -> int:
     ap.add_argument("--games", type=int, default=50, metavar="N",
                     help="deals per table (default 50), each played once per seat rotation")
     ap.add_argument("--out", default=None, metavar="FILE", help="write the summary JSON here")
+    ap.add_argument("--trust-pickle", action="store_true",
+                    help="load model files with Stable-Baselines3's unpickling loader (runs code from "
+                         "the file); default: as data")
     ap.add_argument("--plot", default=None, metavar="FILE.png",
                     help="plot path (default: next to --out, else tournament-TRACK.png); 'none' for no plot")
     _backend_args(ap)
     args = ap.parse_args(list(argv))
     track = get_track(args.track)
     track.seeds(args.games)
-    agents = _parse_agents(args.agents, track.game)
+    if args.out:
+        check_writable(Path(args.out))
+    agents = _parse_agents(args.agents, track.game, args.trust_pickle)
     console = _console()
     backend = make_backend(args.backend, args.workers, args.ray_address)
     jobs = tournament_jobs(track, agents, args.games, args.games)

@@ -49,7 +49,7 @@ def sha256_of(path: Path) -> str:
 def shipped_sha256(name: str) -> str | None:
     """SHA-256 of the model file of the built-in agent ``name``, if it has one."""
     try:
-        from agents.shipped import SHIPPED, shipped_path
+        from memtab_env.agents.shipped import SHIPPED, shipped_path
     except ImportError:
         return None
     return sha256_of(shipped_path(name)) if name in SHIPPED else None
@@ -64,6 +64,12 @@ def result_agent(result: dict[str, Any], run: int, path: Path, root: Path) -> Ag
     kwargs = tuple(sorted(desc["kwargs"].items()))
     label = result["agent"]["label"]
     if desc["kind"] == "builtin":
+        from memtab_env import agents
+
+        game = result["game"]
+        if desc["spec"] not in agents.available(game) or desc["spec"] in ("sb3", "human"):
+            raise ResultError(f"{where}.spec: {desc['spec']!r:.60} is not a built-in agent of {game} that "
+                              "can be re-played")
         if result["package_version"] != __version__:
             raise ResultError(f"{where}: built-in agent {desc['spec']!r} of memtab-env "
                               f"{result['package_version']!r:.40}, this is {__version__}: its play may "
@@ -156,7 +162,7 @@ def reproduce_result(path: Path, result: dict[str, Any], records: Sequence[tuple
 def record_players(record: dict[str, Any], mapping: Mapping[str, str], where: str) -> list[Any]:
     """The agents of ``record``'s seats from its ``agents`` field: built-in names of its
     game, or labels given in ``mapping`` (label -> name or model path)."""
-    import agents as agent_lib
+    from memtab_env import agents as agent_lib
 
     names = record.get("agents")
     if not isinstance(names, list) or len(names) != record["num_players"] or \

@@ -233,7 +233,11 @@ def validate_result(obj: Any, source: str = "result") -> dict[str, Any]:
         if not isinstance(a, dict) or a.get("kind") not in ("builtin", "file"):
             got = a.get("kind") if isinstance(a, dict) else a
             raise ResultError(f"{where}.kind: expected 'builtin' or 'file', got {got!r:.60}")
-        _need(a, "kwargs", dict, where)
+        kw = _need(a, "kwargs", dict, where)
+        forbidden = sorted({"trust_pickle", "path"} & set(kw))
+        if forbidden:
+            raise ResultError(f"{where}.kwargs: a result cannot ask for {forbidden} (a model is named by "
+                              "its spec and loaded as data)")
         _exact_fields(a, _AGENT_RUN_FIELDS, where)
         sha = a.get("sha256")
         if a["kind"] == "file" and not (isinstance(sha, str) and _HEX.fullmatch(sha)):
