@@ -13,7 +13,10 @@ never does. It reads:
   sb3-contrib's policies and this package's), imported by this module;
 - the **spaces** from the plain fields SB3 writes beside each pickle (``_shape``,
   ``dtype``, ``n``): a flat ``Box`` and a ``Discrete`` are all the package's models use;
-- ``policy_kwargs`` when it is plain JSON;
+- ``policy_kwargs``, plain JSON or a pickle of plain values (numbers, strings, lists,
+  dicts) and activation classes of :data:`SETTING_CLASSES`, checked opcode by opcode
+  (nothing is called, no object is built) and read by an unpickler that resolves only
+  those classes;
 - the **weights** with ``torch.load(weights_only=True)``, which refuses anything but
   tensors and plain containers.
 
@@ -31,6 +34,7 @@ import importlib
 import inspect
 import io
 import json
+import pickle
 import pickletools
 import zipfile
 from pathlib import Path
@@ -54,6 +58,15 @@ POLICY_CLASSES: dict[tuple[str, str], str] = {
     ("memtab_env.agents.recurrent_policy", "ObsMaskedLstmPolicy"): "RecurrentPPO",
     ("memtab_env.agents.recurrent_policy", "SlotMemoryPolicy"): "RecurrentPPO",
 }
+#: classes a pickled ``policy_kwargs`` may name (referenced, never called here)
+SETTING_CLASSES = {("torch.nn.modules.activation", n) for n in
+                   ("ReLU", "Tanh", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Mish")}
+#: opcodes of a pickle of plain values and class references: no call, no object built
+_DATA_OPS = {"PROTO", "FRAME", "STOP", "MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT", "GET", "BINGET",
+             "LONG_BINGET", "MARK", "EMPTY_DICT", "EMPTY_LIST", "EMPTY_TUPLE", "TUPLE", "TUPLE1", "TUPLE2",
+             "TUPLE3", "APPEND", "APPENDS", "SETITEM", "SETITEMS", "BININT", "BININT1", "BININT2", "LONG1",
+             "INT", "LONG", "BINFLOAT", "FLOAT", "NEWTRUE", "NEWFALSE", "NONE", "SHORT_BINUNICODE",
+             "BINUNICODE", "BINUNICODE8", "UNICODE", "STACK_GLOBAL", "GLOBAL"}
 #: modules that moved: zips saved before the baselines moved under memtab_env name these
 _MOVED = {"agents": "memtab_env.agents"}
 #: opcodes of a pickle that only names a global (no call, no object construction)
@@ -94,6 +107,39 @@ def class_reference(entry: Any, source: str, field: str) -> tuple[str, str]:
     else:
         raise ModelFileError(f"{source}: field {field}: not a single class reference")
     return _moved(str(module)), str(name)
+
+
+class _SettingsUnpickler(pickle.Unpickler):
+    """Resolves only the classes of :data:`SETTING_CLASSES` (the opcodes were checked
+    first: nothing is called)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in SETTING_CLASSES:
+            raise pickle.UnpicklingError(f"{module}.{name} is not an allowed setting")
+        return super().find_class(module, name)
+
+
+def plain_settings(entry: Any, source: str, field: str) -> dict[str, Any]:
+    """The pickled settings ``entry`` (a dict of plain values and allowed classes), read
+    without running anything: opcodes checked, then unpickled with only
+    :data:`SETTING_CLASSES` resolvable; :class:`ModelFileError` otherwise."""
+    try:
+        raw = base64.b64decode(entry[":serialized:"].encode(), validate=True)
+        names = {op.name for op, _, _ in pickletools.genops(raw)}
+    except Exception as exc:  # malformed base64 or pickle
+        raise ModelFileError(f"{source}: field {field}: not a readable pickle ({exc})") from None
+    bad = sorted(names - _DATA_OPS)
+    if bad:
+        raise ModelFileError(f"{source}: field {field}: the pickle does more than hold values (opcodes "
+                             f"{bad}); it is not loaded without --trust-pickle")
+    try:
+        value = _SettingsUnpickler(io.BytesIO(raw)).load()
+    except Exception as exc:  # an unknown class, a truncated pickle
+        raise ModelFileError(f"{source}: field {field}: {exc}; it is not loaded without "
+                             "--trust-pickle") from None
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise ModelFileError(f"{source}: field {field}: expected a dict of settings")
+    return value
 
 
 def policy_class(data: dict[str, Any], source: str) -> tuple[type, str]:
@@ -203,10 +249,9 @@ def load_policy(path: str | Path, device: str = "cpu") -> tuple[Any, str]:
     obs_space = _space(data.get("observation_space"), source, "observation_space")
     act_space = _space(data.get("action_space"), source, "action_space")
     kwargs = data.get("policy_kwargs") or {}
-    if not isinstance(kwargs, dict) or ":serialized:" in kwargs:
-        raise ModelFileError(f"{source}: field policy_kwargs: pickled settings are not read as data; "
-                             "only with --trust-pickle")
-    kwargs = dict(kwargs)
+    if not isinstance(kwargs, dict):
+        raise ModelFileError(f"{source}: field policy_kwargs: expected an object")
+    kwargs = plain_settings(kwargs, source, "policy_kwargs") if ":serialized:" in kwargs else dict(kwargs)
     if issubclass(cls, ActorCriticPolicy) and "use_sde" in inspect.signature(ActorCriticPolicy).parameters \
             and algo in ("PPO", "RecurrentPPO"):
         kwargs.setdefault("use_sde", bool(data.get("use_sde", False)))
