@@ -60,7 +60,10 @@ POLICY_CLASSES: dict[tuple[str, str], str] = {
 }
 #: classes a pickled ``policy_kwargs`` may name (referenced, never called here)
 SETTING_CLASSES = {("torch.nn.modules.activation", n) for n in
-                   ("ReLU", "Tanh", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Mish")}
+                   ("ReLU", "Tanh", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Mish")} | {
+    ("stable_baselines3.common.torch_layers", "FlattenExtractor"),
+    ("memtab_env.agents.set_policy", "SetFeatures"),
+}
 #: opcodes of a pickle of plain values and class references: no call, no object built
 _DATA_OPS = {"PROTO", "FRAME", "STOP", "MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT", "GET", "BINGET",
              "LONG_BINGET", "MARK", "EMPTY_DICT", "EMPTY_LIST", "EMPTY_TUPLE", "TUPLE", "TUPLE1", "TUPLE2",
@@ -114,6 +117,7 @@ class _SettingsUnpickler(pickle.Unpickler):
     first: nothing is called)."""
 
     def find_class(self, module: str, name: str) -> Any:
+        module = _moved(module)
         if (module, name) not in SETTING_CLASSES:
             raise pickle.UnpicklingError(f"{module}.{name} is not an allowed setting")
         return super().find_class(module, name)

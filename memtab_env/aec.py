@@ -126,6 +126,11 @@ class MemoryGameEnv(AECEnv, EzPickle):
         without seed. ``options`` may hold ``"layout"`` (a deal: list of card codes or kind
         ids) to play a given deal.
         """
+        # everything that can fail is checked before anything changes: a failed reset
+        # leaves the env exactly as it was
+        if seed is not None:
+            seed = check_seed(seed)
+        given = self.game.from_layout(options["layout"]) if options and "layout" in options else None
         unknown = sorted(set(options or {}) - {"layout"})
         if unknown:
             # a warning, not an error: PettingZoo's api_test resets with options={"options": 1}
@@ -133,7 +138,6 @@ class MemoryGameEnv(AECEnv, EzPickle):
 
             gymnasium.logger.warn(f"ignoring unknown reset option(s) {unknown}; known: ['layout']")
         if seed is not None:
-            seed = check_seed(seed)
             # the stream of the following games' seeds is made when first needed (a reset
             # without seed): the same draws, without its cost on every seeded reset
             self._seed_stream, self._stream_seed = None, seed
@@ -144,8 +148,8 @@ class MemoryGameEnv(AECEnv, EzPickle):
             game_seed = int(self._seed_stream.integers(_SEED_BOUND))
         self.game_seed = game_seed
         self.np_random = np.random.default_rng(game_seed)
-        if options and "layout" in options:
-            self.state = self.game.from_layout(options["layout"])
+        if given is not None:
+            self.state = given
             self._layout_given = True
         else:
             self.state = self.game.new_game(self.np_random)

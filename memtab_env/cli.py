@@ -59,9 +59,11 @@ def simulate_main(argv: Sequence[str]) -> int:
         from pathlib import Path
 
         from memtab_env.benchmark.cli import check_writable
+        from memtab_env.record import check_records_target
 
         rec = Path(args.records)
         check_writable(rec if rec.suffix in (".jsonl", ".gz") else rec / "game_000000.json")
+        check_records_target(rec)
     extra = {"trust_pickle": True} if args.trust_pickle else {}
     players = [agent_lib.make(n, game=args.game, **(extra if n.endswith(".zip") else {})) for n in names]
     env = make_raw_env(args.game, num_players=len(players), memory=args.memory)

@@ -36,7 +36,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError, NotResetError, check_finite
+from memtab_env.errors import IllegalActionError, InvalidOptionError, NotResetError, check_finite, check_seed
 from memtab_env.registry import game_spec, load
 
 OBS_MODES = ("flat", "dict")
@@ -223,6 +223,11 @@ class SingleAgentEnv(gym.Env):
 
     # -- Gymnasium API ------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        # bad input is refused before anything changes (a failed reset leaves the view as it was)
+        if seed is not None:
+            check_seed(seed)
+        if options and "layout" in options:
+            self.game.from_layout(options["layout"])
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.learner_seat = int(self.np_random.integers(self.game.num_players))

@@ -289,10 +289,22 @@ def write_json_atomic(path: str | os.PathLike[str], obj: Any, indent: int | None
         f.write("\n")
 
 
+def check_records_target(path: str | os.PathLike[str]) -> None:
+    """Refuse (:class:`RecordError`) a records folder that already holds files: two runs'
+    records never mix. A file target is replaced whole, so it is always allowed."""
+    path = Path(path)
+    if path.name.endswith(".jsonl.gz") or path.suffix == ".jsonl":
+        return
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise RecordError(f"{path}: already exists and is not an empty folder; records of two runs "
+                          "never mix: choose a new folder (or a .jsonl / .jsonl.gz file)")
+
+
 def write_records(records: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> None:
     """Write records atomically: ``.jsonl`` (one JSON object per line), ``.jsonl.gz`` (the
     same, gzip-compressed, reproducible bytes), or any other path as a folder that gets one
-    ``game_NNNNNN.json`` file per record."""
+    ``game_NNNNNN.json`` file per record. A folder is written under a temporary name and
+    renamed into place; it must not exist or be empty (:func:`check_records_target`)."""
     path = Path(path)
     if path.name.endswith(".jsonl.gz"):
         with atomic_file(path, binary=True) as raw, \
@@ -304,8 +316,26 @@ def write_records(records: Iterable[dict[str, Any]], path: str | os.PathLike[str
             for rec in records:
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
     else:
-        for i, rec in enumerate(records):
-            write_json_atomic(path / f"game_{i:06d}.json", rec)
+        check_records_target(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+        umask = os.umask(0)
+        os.umask(umask)
+        try:
+            os.chmod(tmp, 0o777 & ~umask)
+            for i, rec in enumerate(records):
+                with open(tmp / f"game_{i:06d}.json", "w") as f:
+                    json.dump(rec, f, indent=1)
+                    f.write("\n")
+            check_records_target(path)
+            if path.exists():
+                path.rmdir()
+            os.rename(tmp, path)
+        except BaseException:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
 
 
 def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[str, Any]]:

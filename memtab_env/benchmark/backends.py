@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -192,6 +193,58 @@ def one_thread_per_worker() -> None:
         os.environ.setdefault(var, "1")
 
 
+def die_with_parent() -> None:
+    """Worker initializer: the worker ends when its parent does, even one killed with
+    SIGKILL (Linux: ``PR_SET_PDEATHSIG``; elsewhere a thread that watches the parent)."""
+    import signal
+    import threading
+    import time
+
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the call above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _init_worker() -> None:
+    one_thread_per_worker()
+    die_with_parent()
+
+
+def _tracked(job: Job, index: int, folder: str) -> list[dict[str, Any]]:
+    """:func:`run_job` in a worker, leaving ``folder/<pid>`` with the job's index while it
+    runs: the job of a worker that dies can then be named."""
+    mark = os.path.join(folder, str(os.getpid()))
+    with open(mark, "w") as f:
+        f.write(str(index))
+    out = run_job(job)
+    os.unlink(mark)
+    return out
+
+
+def describe_job(job: Job) -> str:
+    """One line naming a job: track, deals, rotations and lineup."""
+    deals = [d for d, _ in job.deals]
+    span = f"deal {deals[0]}" if len(deals) == 1 else f"deals {deals[0]}..{deals[-1]}"
+    tag = ", ".join(f"{k} {v}" for k, v in job.tag)
+    return (f"track {job.track if isinstance(job.track, str) else job.track.id}, {span} "
+            f"(seeds {job.deals[0][1]}..{job.deals[-1][1]}), lineup {[a.name for a in job.lineup]}"
+            + (f", {tag}" if tag else ""))
+
+
 class MultiprocessingBackend(Backend):
     """A pool of ``workers`` local processes (``spawn``: safe with numba and torch)."""
 
@@ -205,18 +258,40 @@ class MultiprocessingBackend(Backend):
 
     def run(self, jobs: Sequence[Job], progress: Progress | None = None) -> list[list[dict[str, Any]]]:
         import multiprocessing as mp
+        import tempfile
         from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
 
         results: list[list[dict[str, Any]] | None] = [None] * len(jobs)
-        with ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
-                                 initializer=one_thread_per_worker) as pool:
-            futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
+        with tempfile.TemporaryDirectory(prefix="memtab-jobs-") as marks, \
+                ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
+                                    initializer=_init_worker) as pool:
+            futures = {pool.submit(_tracked, job, i, marks): i for i, job in enumerate(jobs)}
             try:
                 for fut in as_completed(futures):
                     i = futures[fut]
                     results[i] = fut.result()
                     if progress is not None:
                         progress(i, _games(jobs[i]))
+            except BrokenProcessPool as exc:
+                for fut in futures:
+                    fut.cancel()
+                lost = []
+                for name in os.listdir(marks):
+                    try:
+                        os.kill(int(name), 0)
+                        continue  # still alive: not the one that died
+                    except ProcessLookupError:
+                        pass
+                    except (OSError, ValueError):
+                        continue
+                    with open(os.path.join(marks, name)) as f:
+                        k = int(f.read() or -1)
+                    if 0 <= k < len(jobs):
+                        lost.append(f"job {k} ({describe_job(jobs[k])}) in worker {name}")
+                what = "; ".join(lost) or "a job that had not reported yet"
+                raise BenchmarkError(f"a worker process died (killed or crashed) while playing {what}; "
+                                     "nothing was written") from exc
             except BaseException:
                 for fut in futures:
                     fut.cancel()

@@ -119,8 +119,11 @@ def evaluate_main(argv: Sequence[str]) -> int:
     if args.out:
         check_writable(Path(args.out))
     if args.records:
+        from memtab_env.record import check_records_target
+
         rec = Path(args.records)
         check_writable(rec if rec.name.endswith((".jsonl", ".jsonl.gz")) else rec / "game_000000.json")
+        check_records_target(rec)
     kwargs = _kwargs(args.agent_kwargs)
     if len(args.agent) > 1 and not args.name:
         raise InvalidOptionError("several --agent runs need --name (the label of the method)")
