@@ -235,6 +235,21 @@ def _tracked(job: Job, index: int, folder: str) -> list[dict[str, Any]]:
     return out
 
 
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
 def describe_job(job: Job) -> str:
     """One line naming a job: track, deals, rotations and lineup."""
     deals = [d for d, _ in job.deals]
@@ -278,13 +293,8 @@ class MultiprocessingBackend(Backend):
                     fut.cancel()
                 lost = []
                 for name in os.listdir(marks):
-                    try:
-                        os.kill(int(name), 0)
-                        continue  # still alive: not the one that died
-                    except ProcessLookupError:
-                        pass
-                    except (OSError, ValueError):
-                        continue
+                    if not name.isdigit() or _alive(int(name)):
+                        continue  # still playing: not the one that died
                     with open(os.path.join(marks, name)) as f:
                         k = int(f.read() or -1)
                     if 0 <= k < len(jobs):

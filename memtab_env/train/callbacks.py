@@ -116,10 +116,15 @@ class SelfPlay(BaseCallback):
         self.next = every
 
     def prepare(self, model: Any, env: VecEnv) -> None:
-        """Snapshot ``model`` if the pool is empty, and give the pool to ``env``."""
+        """Snapshot ``model`` if the pool is empty, or if the schedule took a snapshot at the
+        model's step that is missing (a run killed while writing it resumes from the
+        checkpoint of that very step), and give the pool to ``env``."""
         self.pool_dir.mkdir(parents=True, exist_ok=True)
-        if not pool_paths(self.pool_dir, self.manifest):
-            atomic_save(model, self.pool_dir / f"snapshot_{model.num_timesteps:012d}.zip", self.manifest)
+        step = model.num_timesteps
+        here = self.pool_dir / f"snapshot_{step:012d}.zip"
+        due = step > 0 and step // self.every > (step - env.num_envs) // self.every
+        if not pool_paths(self.pool_dir, self.manifest) or (due and not self.manifest.verified(here)):
+            atomic_save(model, here, self.manifest)
         env.env_method("set_pool", [str(p) for p in pool_paths(self.pool_dir, self.manifest)])
 
     def _on_training_start(self) -> None:

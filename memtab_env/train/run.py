@@ -195,6 +195,16 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
         return out
 
     if resume_dir is not None and (done := finished(resume_dir, cfg)) is not None:
+        if not (resume_dir / "eval.json").exists():  # killed during its final evaluation
+            from memtab_env.train.manifest import Manifest
+
+            model_path = Manifest.load(resume_dir).check(resume_dir / "model.zip", "final model")
+            seed_everything(cfg.seed, cfg.torch_threads)
+            report = evaluate(model_path, cfg)
+            report["training"] = {"timesteps": done, "command": command}
+            write_eval(report, resume_dir / "eval.json")
+            print_table(report, f"{resume_dir.name}: evaluation")
+            print(f"{resume_dir} had finished training; evaluation written to {resume_dir / 'eval.json'}")
         print(f"{resume_dir} already finished: {done:_} steps of total_timesteps {cfg.total_timesteps:_}; "
               f"nothing to resume (to train further: {launcher} --resume {resume_dir} "
               f"--total_timesteps N with N > {done:_})")
