@@ -254,3 +254,61 @@ def test_a_truncated_gzip_names_the_file(tmp_path):
     path.write_bytes(gzip.compress(b"".join(json.dumps(r).encode() + b"\n" for r in RECORDS))[:-20])
     with pytest.raises(RecordError, match=r"cut\.jsonl\.gz.*cut short"):
         list(iter_records(path))
+
+
+# --- configs and run files -----------------------------------------------------------------
+
+CONFIG = ROOT / "configs" / "quick.yaml"
+LATEST = {"step": 256, "model": "step_000000000256.zip", "replay_buffer": None,
+          "pool": ["snapshot_000000000000.zip", "snapshot_000000000128.zip"]}
+MANIFEST = {"format": "memtab-run-manifest/1",
+            "files": {"checkpoints/step_000000000256.zip": "0" * 64, "model.zip": "a" * 64}}
+
+
+def _config_error(call, path: Path) -> None:
+    from memtab_env.train.config import ConfigError
+
+    _project_error(call, ConfigError, path)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_configs_with_mutated_bytes(tmp_path_factory, data):
+    from memtab_env.train.config import load_yaml, validate_config
+
+    path = tmp_path_factory.mktemp("c") / "config.yaml"
+    path.write_bytes(data.draw(byte_edits(CONFIG.read_bytes())))
+    _config_error(lambda: validate_config(load_yaml(path)), path)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_configs_with_mutated_fields(tmp_path_factory, data):
+    import yaml
+
+    from memtab_env.train.config import load_yaml, validate_config
+
+    path = tmp_path_factory.mktemp("c") / "config.yaml"
+    tree = yaml.safe_load(CONFIG.read_text())
+    path.write_text(yaml.safe_dump(data.draw(tree_edits({k: v for k, v in tree.items()
+                                                         if not str(k).startswith("_")}))))
+    _config_error(lambda: validate_config(load_yaml(path)), path)
+
+
+@SETTINGS
+@given(data=st.data(), which=st.sampled_from(["latest", "manifest"]))
+def test_run_files_with_mutated_bytes_and_fields(tmp_path_factory, data, which):
+    from memtab_env.train.manifest import Manifest
+    from memtab_env.train.run import read_latest
+
+    run = tmp_path_factory.mktemp("run")
+    (run / "checkpoints").mkdir()
+    obj = LATEST if which == "latest" else MANIFEST
+    path = run / "checkpoints" / "latest.json" if which == "latest" else run / "manifest.json"
+    raw = json.dumps(obj).encode()
+    if data.draw(st.booleans()):
+        path.write_bytes(data.draw(byte_edits(raw)))
+    else:
+        path.write_text(_dumps(data.draw(tree_edits(obj))))
+    call = (lambda: read_latest(run / "checkpoints")) if which == "latest" else (lambda: Manifest.load(run))
+    _config_error(call, path)

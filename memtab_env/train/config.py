@@ -14,6 +14,7 @@ import ast
 import dataclasses
 import difflib
 import inspect
+import math
 import re
 import types
 from collections.abc import Sequence
@@ -244,6 +245,13 @@ class Config:
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
 
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            items = list(value.values()) if isinstance(value, dict) else value
+            items = items if isinstance(items, list) else [items]
+            if any(isinstance(v, float) and not math.isfinite(v) for v in items):
+                raise ConfigError(f"{f.name} must be finite, got {value!r:.60} (NaN and infinities are "
+                                  "refused)")
         if self.env_id not in gymnasium.registry:
             known = sorted(k for k in gymnasium.registry if k.split("-")[0] in _game_env_ids())
             raise ConfigError(f"env_id {self.env_id!r} is not registered; memtab-env ids: {known}")
@@ -463,15 +471,36 @@ def load_yaml(path: str | Path, env_id: str | None = None) -> Config:
         raise ConfigError(f"{path} [{env_id}]: env_id {values['env_id']!r} differs from its key")
     values.setdefault("exp_name", path.stem)
     try:
-        return config_from_dict(values, where=f"{path} [{env_id}]")
+        cfg = config_from_dict(values, where=f"{path} [{env_id}]")
     except ConfigError as exc:
+        raise _located(exc, path, text, env_id, values) from None
+    cfg.source = (path, text, env_id, set(values))  # type: ignore[attr-defined]
+    return cfg
+
+
+def _located(exc: ConfigError, path: Path, text: str, env_id: str, keys: Any) -> ConfigError:
+    """``exc`` about a value of the file ``path`` as ``FILE:LINE: [env] field F: ...``."""
+    msg = str(exc)
+    unknown = re.match(r"unknown config key '([^']*)'", msg)
+    key = unknown.group(1) if unknown else next(
+        (k for k in keys if isinstance(k, str) and re.match(rf"{re.escape(k)}[ :\[]", msg)), None)
+    line = _key_line(text, env_id, key)
+    where = f"{path}:{line}" if line is not None else str(path)
+    return ConfigError(f"{where}: [{env_id}]{f' field {key}' if key else ''}: {msg}")
+
+
+def validate_config(cfg: Config, overrides: Any = ()) -> None:
+    """``cfg.validate()``; an error about a value read from a file names the file, the
+    line and the field (``overrides``: the keys given on the command line)."""
+    try:
+        cfg.validate()
+    except ConfigError as exc:
+        source = getattr(cfg, "source", None)
         msg = str(exc)
-        unknown = re.match(r"unknown config key '([^']*)'", msg)
-        key = unknown.group(1) if unknown else next(
-            (k for k in values if isinstance(k, str) and re.match(rf"{re.escape(k)}[ :\[]", msg)), None)
-        line = _key_line(text, env_id, key)
-        where = f"{path}:{line}" if line is not None else str(path)
-        raise ConfigError(f"{where}: [{env_id}]{f' field {key}' if key else ''}: {msg}") from None
+        if source is None or any(re.match(rf"{re.escape(k)}[ :\[]", msg) for k in overrides):
+            raise
+        path, text, env_id, keys = source
+        raise _located(exc, path, text, env_id, keys) from None
 
 
 def dump_yaml(cfg: Config, command: str) -> str:

@@ -28,6 +28,7 @@ from memtab_env.train.config import (
     config_from_dict,
     dump_yaml,
     load_yaml,
+    validate_config,
 )
 
 #: what to install when the training stack is missing
@@ -171,8 +172,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
                           f"{Path(args.evaluate).with_suffix('.yaml').name} beside it: give --config FILE")
     else:
         raise ConfigError("give --config FILE (or --resume RUN_DIR, or --evaluate MODEL_ZIP)")
+    source = getattr(cfg, "source", None)
     cfg = config_from_dict(overrides, base=cfg, where="the command line", from_cli=True)
-    cfg.validate()
+    cfg.source = source  # type: ignore[attr-defined]
+    validate_config(cfg, overrides)
     try:  # the training stack is an extra
         import stable_baselines3  # noqa: F401
         import torch  # noqa: F401
