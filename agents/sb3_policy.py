@@ -80,7 +80,8 @@ class _MovedModuleUnpickler(pickle.Unpickler):
 
 
 def moved_objects(path: str | Path) -> dict[str, Any]:
-    """``custom_objects`` for Stable-Baselines3's ``load``: the entries of the zip's
+    """``custom_objects`` for Stable-Baselines3's ``load`` (which unpickles: for a run's
+    own checkpoints and ``trust_pickle`` only): the entries of the zip's
     ``data`` whose pickles name a module of :data:`MOVED_MODULES` (a policy class,
     ``policy_kwargs`` with a features extractor), unpickled from the current module."""
     with zipfile.ZipFile(path) as z:
