@@ -321,3 +321,40 @@ def test_skip_invalid_builds_the_rest_whatever_is_broken(results):
     assert leaderboard_main(["--results", str(results), "--out", str(out), "--skip-invalid"]) == 1
     page = out.read_text()
     assert "`greedy`" in page and "`multi`" in page and "`bare`" in page
+
+
+def test_a_model_file_result_is_reproduced_from_the_model_next_to_it(results):
+    from memtab_env.agents.shipped import shipped_path
+
+    model = results / "my-ppo.zip"
+    shutil.copy(shipped_path("ppo-memtab"), model)
+    assert evaluate_main(["--agent", str(model), "--name", "my-ppo", "--track", "memtab-2p", "--no-progress",
+                          "--out", str(results / "my-ppo.json"),
+                          "--records", str(results / "my-ppo.records.jsonl.gz")]) == 0
+    path = results / "my-ppo.json"
+    assert leaderboard.audit(path, load_result(path), root=results, reproduce=3) == 12
+    model.write_bytes(model.read_bytes() + b"\0")  # another model under the same name
+    with pytest.raises(ResultError, match="sha256"):
+        leaderboard.audit(path, load_result(path), root=results, reproduce=1)
+    model.unlink()
+    with pytest.raises(ResultError, match="no model file"):
+        leaderboard.audit(path, load_result(path), root=results, reproduce=1)
+
+
+def test_replay_reports_every_file_and_reproduces(results, tmp_path, capsys):
+    from memtab_env.cli import main
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"format": "memtab-record/1"}\n{not json\n')
+    good = results / "greedy.records.jsonl.gz"
+    assert main(["replay", str(bad), str(good), str(tmp_path / "missing.jsonl"), "--reproduce", "2"]) == 1
+    out = capsys.readouterr().out
+    assert f"{bad}:1: record 0: REJECTED" in out and f"{bad}: REJECTED: {bad}:2: not valid JSON" in out
+    assert f"{good}: ok" in out and "missing.jsonl: REJECTED" in out and "2 of 3 file(s)" in out
+    recs = [json.loads(x) for x in gzip.decompress(good.read_bytes()).decode().splitlines()]
+    recs[0]["agents"] = ["random" if a == "greedy" else a for a in recs[0]["agents"]]
+    relabelled = tmp_path / "relabelled.jsonl"
+    relabelled.write_text("".join(json.dumps(r) + "\n" for r in recs[:1]))
+    assert main(["replay", str(relabelled)]) == 0  # legal games
+    assert main(["replay", str(relabelled), "--reproduce", "1"]) == 1
+    assert "not reproduced by the agents it names" in capsys.readouterr().out
