@@ -9,8 +9,10 @@ distribution's ``agents`` package, such as the OpenAI Agents SDK's, cannot clash
 from setuptools import find_packages, setup
 
 MAPPED = {"memtab_env.agents": "agents", "memtab_env.configs": "configs"}
+#: folders of data files only (listed so that setuptools ships them as package data)
+DATA = ["memtab_env.data", "memtab_env.agents.policies"]
 
 setup(
-    packages=[*find_packages(include=["memtab_env", "memtab_env.*"]), *MAPPED],
+    packages=[*find_packages(include=["memtab_env", "memtab_env.*"]), *MAPPED, *DATA],
     package_dir=MAPPED,
 )

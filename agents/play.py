@@ -8,10 +8,13 @@
 path of a Stable-Baselines3 ``.zip`` (loading it runs code: only your own files), for
 every other seat, or a comma-separated list with one per other seat, in seat order.
 ``--seat`` is the human's seat (``player_K``; ``player_0`` starts). The game runs in the
-PettingZoo AEC env (``memtab_env.memtab_v0.raw_env(render_mode="ansi")``); the table is
-drawn with the env's ``ansi`` render before each of the human's flips, and every flip of
-the other players is announced with the card it revealed (every player watches every
-flip). ``q`` quits.
+PettingZoo AEC env (``memtab_env.memtab_v0.raw_env(render_mode="ansi",
+render_positions=True)``); the table is drawn with the env's ``ansi`` render before each of
+the human's flips, every face-down card labelled with its position (``#12``: type ``12``,
+the action id that flips it), and every flip is announced with what it caused: the card
+it revealed, a pair removed, a card to the tableau, an extra turn, an instant win (every
+player watches every flip). ``q`` or Ctrl-C quits; the end says "Game over" once, with
+the scores and the winners.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ def main(
     if len(names) != n - 1:
         ap.error(f"--opponent: {n - 1} other seat(s) need 1 or {n - 1} names, got {len(names)}")
     try:
-        env = memtab_v0.raw_env(num_players=n, memory=args.memory, render_mode="ansi")
+        env = memtab_v0.raw_env(num_players=n, memory=args.memory, render_mode="ansi",
+                                render_positions=True)
         opponents = [agents.make(name) for name in names]
     except (InvalidOptionError, FileNotFoundError, ValueError) as exc:
         output_fn(f"memtab play: {exc}")
@@ -90,14 +94,14 @@ def main(
                 continue
             seat = env.agent_name_mapping[name]
             env.step(int(seats[seat].act(obs)))
-            entry = env.action_entries()[-1]
-            pos = entry["action"]
-            who = "You flip" if seat == args.seat else f"{labels[name]} flips"
-            output_fn(f"{who} position {pos} (row {pos // 7}, column {pos % 7}): {entry.get('card', '?')}")
-    except HumanQuit:
-        output_fn("Game abandoned.")
-        return 0
-    output_fn(str(env.render()))
+            what = env.describe_last().removeprefix(f"{name} ")
+            output_fn(f"You {what.replace('flips', 'flip', 1)}" if seat == args.seat
+                      else f"{labels[name]} {what}")
+    except (HumanQuit, KeyboardInterrupt) as exc:
+        output_fn("\nGame abandoned." if isinstance(exc, KeyboardInterrupt) else "Game abandoned.")
+        return 130 if isinstance(exc, KeyboardInterrupt) else 0
+    # the final table, without its status line: the summary below says "Game over" once
+    output_fn(str(env.render()).split("\n", 1)[1])
     rec = env.record()
     result = rec["result"]
     winners = result["winners"]

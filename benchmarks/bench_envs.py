@@ -107,7 +107,12 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     s, r = args.seconds, args.repeats
 
-    from pettingzoo.classic import tictactoe_v3
+    try:  # PettingZoo's classic games draw with pygame
+        from pettingzoo.classic import tictactoe_v3
+    except ModuleNotFoundError as exc:
+        from memtab_env.extras import missing_message
+
+        raise SystemExit(missing_message(exc, "this benchmark's PettingZoo peers", extra="bench")) from None
 
     from memtab_env import memtab_v0
 
@@ -124,7 +129,8 @@ def main(argv: list[str] | None = None) -> None:
         rows["popgym ConcentrationHard"] = median_rate(
             lambda: gym_rate(ConcentrationHard, s), r)
     except ImportError:
-        print("popgym is not installed: skipping ConcentrationHard (pip install popgym)")
+        print("popgym is not installed: skipping ConcentrationHard "
+              '(the bench extra: pip install -e ".[bench]" in the memtab-env checkout)')
 
     print(f"\n{'env':<34}{'flips/s (median)':>18}")
     for name, rate in rows.items():

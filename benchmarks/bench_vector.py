@@ -432,7 +432,12 @@ def sb3_rates(num_envs: int, timesteps: int) -> dict[str, float]:
 def memtab_table(s: float, r: int) -> None:
     """The MemTab engine and vector env next to the scalar envs and peers, and the
     issue's targets."""
-    from pettingzoo.classic import connect_four_v3, tictactoe_v3
+    try:  # PettingZoo's classic games draw with pygame
+        from pettingzoo.classic import connect_four_v3, tictactoe_v3
+    except ModuleNotFoundError as exc:
+        from memtab_env.extras import missing_message
+
+        raise SystemExit(missing_message(exc, "this benchmark's PettingZoo peers", extra="bench")) from None
 
     from memtab_env import memtab_v0
     from memtab_env.vector.engine import resolve_threads
@@ -468,7 +473,8 @@ def memtab_table(s: float, r: int) -> None:
          lambda: aec_memory(connect_four_v3.env)),
     ]  # fmt: skip
     if popgym_run() is None:
-        print("popgym is not installed: skipping ConcentrationHard (pip install popgym)")
+        print("popgym is not installed: skipping ConcentrationHard "
+              '(the bench extra: pip install -e ".[bench]" in the memtab-env checkout)')
     else:
         scalar.append(("popgym ConcentrationHard", popgym_run, popgym_memory))  # type: ignore[arg-type]
     for name, make_run, memory in scalar:

@@ -6,7 +6,7 @@ lives here once: agents and turn order, seeding, memory models, observations, th
 PettingZoo reward bookkeeping (the same agent may act several times in a row), records,
 rendering and illegal-action handling.
 
-Illegal actions (RULINGS.md, "Bad input"): the bare ``raw_env`` raises
+Illegal actions (docs/rulings.md, "Bad input"): the bare ``raw_env`` raises
 :class:`~memtab_env.errors.IllegalActionError` and leaves the game unchanged; ``env()``
 ends the game with a loss (reward -1) for the offender and 0 for everybody else, exactly as
 PettingZoo's ``TerminateIllegalWrapper`` does for its classic games.
@@ -14,6 +14,7 @@ PettingZoo's ``TerminateIllegalWrapper`` does for its classic games.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar
 
 import numpy as np
@@ -50,6 +51,9 @@ class MemoryGameEnv(AECEnv, EzPickle):
             each player's score), see :mod:`memtab_env.rewards`.
         render_mode: ``None``, ``"human"`` (prints the table), ``"ansi"`` (returns it as a
             string) or ``"rgb_array"`` (returns a uint8 image).
+        render_positions: draw every position's number (the action id that flips it) on
+            the ``rgb_array`` image, and on MemTab's text table (``#12`` for a face-down
+            card instead of ``##``).
         **game_options: the engine's options (``num_players``, ``first_player``, ...).
     """
 
@@ -61,9 +65,11 @@ class MemoryGameEnv(AECEnv, EzPickle):
         memory: str = "perfect",
         reward: str = "win",
         render_mode: str | None = None,
+        render_positions: bool = False,
         **game_options: Any,
     ) -> None:
-        EzPickle.__init__(self, memory=memory, reward=reward, render_mode=render_mode, **game_options)
+        EzPickle.__init__(self, memory=memory, reward=reward, render_mode=render_mode,
+                          render_positions=render_positions, **game_options)
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise InvalidOptionError(
@@ -72,7 +78,8 @@ class MemoryGameEnv(AECEnv, EzPickle):
         engine_cls = load(self.game_spec.engine)
         unknown = sorted(set(game_options) - set(engine_cls.default_options))
         if unknown:
-            allowed = sorted(["memory", "reward", "render_mode", *engine_cls.default_options])
+            allowed = sorted(["memory", "reward", "render_mode", "render_positions",
+                              *engine_cls.default_options])
             raise InvalidOptionError(
                 f"unknown option(s) {unknown} for {self.game_spec.env_id}; allowed: {allowed}"
             )
@@ -83,6 +90,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self._turn_penalty = self.reward_scheme == "turns"
         self._dense = self.reward_scheme in ("score", "turns")
         self.render_mode = render_mode
+        self.render_positions = bool(render_positions)
         self._renderer: Any = None
 
         n = self.game.num_players
@@ -102,12 +110,19 @@ class MemoryGameEnv(AECEnv, EzPickle):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(info.num_actions) for a in self.possible_agents}
+        deal = info.num_positions * info.num_kinds
+        self.state_space = spaces.Box(
+            low=np.concatenate([np.zeros(deal, np.int8), self.encoder.low]),
+            high=np.concatenate([np.ones(deal, np.int8), self.encoder.high]),
+            dtype=np.int8,
+        )
         self.memory = Memory(self.memory_spec, n, info.num_positions)
         self._num_actions = info.num_actions
         self._max_game_length = info.max_game_length
         self._seed_stream: np.random.Generator | None = None
         self._stream_seed: int | None = None  # None: fresh entropy
-        self.state: Any = None
+        #: the engine's state of the game in progress (None before the first reset)
+        self.game_state: Any = None
         self.game_seed: int | None = None
 
     # -- PettingZoo API ---------------------------------------------------------------
@@ -149,10 +164,10 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self.game_seed = game_seed
         self.np_random = np.random.default_rng(game_seed)
         if given is not None:
-            self.state = given
+            self.game_state = given
             self._layout_given = True
         else:
-            self.state = self.game.new_game(self.np_random)
+            self.game_state = self.game.new_game(self.np_random)
             self._layout_given = False
         # only decay draws from its seeded streams (spawned from the game's seed)
         self.memory.reset(np.random.SeedSequence(game_seed).spawn(2)[1] if self.memory.random else None)
@@ -160,7 +175,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self._rewards_set = False
         self._illegal: dict[str, Any] | None = None
         self._final_rewards: np.ndarray | None = None
-        self._prev_scores = self.game.scores(self.state) if self.reward_scheme == "score" else None
+        self._prev_scores = self.game.scores(self.game_state) if self.reward_scheme == "score" else None
 
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -168,27 +183,55 @@ class MemoryGameEnv(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+        self.agent_selection = self.possible_agents[self.game.current_player(self.game_state)]
         if self.render_mode == "human":
             self.render()
 
+    def state(self) -> np.ndarray:
+        """The full-information state (PettingZoo's ``state()``, in :attr:`state_space`):
+        what a centralised critic or a privileged baseline needs, the same whoever is on
+        turn and whatever the memory model. A fresh int8 vector of two blocks:
+
+        ==========  =========  ======================================================
+        block       shape      meaning
+        ==========  =========  ======================================================
+        deal        P x K      one-hot kind of the card dealt at every position (the
+                               whole deal, cards gone or taken included)
+        table       obs size   the game's observation layout (the encoder's index
+                               table, :mod:`memtab_env.observations`) seen from seat 0
+                               with every card shown: every status, every face-down
+                               card's kind, the tableaux or collections, the scores,
+                               the flip index within the turn and whose turn it is;
+                               seats in seat order (seat 0 first)
+        ==========  =========  ======================================================
+
+        ``P`` positions, ``K`` kinds (``info.num_positions``, ``info.num_kinds``).
+        """
+        if self.game_state is None:
+            raise RuntimeError("state() needs a game: call reset() first")
+        game, st = self.game, self.game_state
+        info = game.info
+        deal = np.zeros((info.num_positions, info.num_kinds), np.int8)
+        deal[np.arange(info.num_positions), game.dealt_kinds(st)] = 1
+        return np.concatenate([deal.ravel(), self.encoder.encode(st, 0, game.face_down(st))])
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if self.state is None:
+        if self.game_state is None:
             raise NotResetError("observe() before the first reset(): call reset() first")
-        return self.encoder.observe(self.game, self.state, self.agent_name_mapping[agent],
+        return self.encoder.observe(self.game, self.game_state, self.agent_name_mapping[agent],
                                     self.memory, agent == self.agent_selection)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last`` (same result), without its extra indirections: it runs
         once per step of every loop."""
-        if self.state is None:
+        if self.game_state is None:
             raise NotResetError("last() before the first reset(): call reset() first")
         agent = self.agent_selection
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: Any) -> None:
-        if self.state is None:
+        if self.game_state is None:
             raise NotResetError("step() before the first reset(): call reset() first")
         if not self.agents:
             raise GameOverError("step() after the game ended and every agent was removed: call reset()")
@@ -202,7 +245,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
                 f"whose game is over; legal actions: {self.legal_actions()}"
             )
         # the engine validates and raises before changing anything
-        t = self.game.apply_inplace(self.state, action)
+        t = self.game.apply_inplace(self.game_state, action)
         self.memory.on_action(t.player, t.revealed)
         transitions = self._transitions
         transitions.append(t)
@@ -215,7 +258,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
             self._rewards_set = False
         if self._dense:  # score changes or the turn penalty: rewards on every step
             if self._prev_scores is not None:
-                scores = self.game.scores(self.state)
+                scores = self.game.scores(self.game_state)
                 for a, d in zip(self.possible_agents, scores - self._prev_scores, strict=True):
                     self.rewards[a] = float(d)
                 self._prev_scores = scores
@@ -224,7 +267,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
                 self.rewards[agent] -= 1.0
                 self._rewards_set = True
         if t.game_over:
-            self._final_rewards = win_rewards(self.game.num_players, self.game.winners(self.state))
+            self._final_rewards = win_rewards(self.game.num_players, self.game.winners(self.game_state))
             if self.reward_scheme == "win":
                 for a, r in zip(self.possible_agents, self._final_rewards, strict=True):
                     self.rewards[a] = float(r)
@@ -246,23 +289,65 @@ class MemoryGameEnv(AECEnv, EzPickle):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
-        if self._renderer is None:
-            self._renderer = load(self.game_spec.renderer)(self.game)
+        renderer = self.renderer
         if self.render_mode == "rgb_array":
-            return self._renderer.rgb(self.state)
-        text = self._renderer.ansi(self.state)
+            frame = renderer.rgb(self.game_state)
+            if self.render_positions:
+                from memtab_env.render import draw_position_labels
+
+                frame = draw_position_labels(frame, renderer.position_boxes())
+            return frame
+        if self.render_positions and "labels" in inspect.signature(renderer.ansi).parameters:
+            text = renderer.ansi(self.game_state, labels=True)
+        else:
+            text = renderer.ansi(self.game_state)
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
+    @property
+    def renderer(self) -> Any:
+        """The game's renderer (``ansi(state)``, ``rgb(state)``), built when first needed."""
+        if self._renderer is None:
+            self._renderer = load(self.game_spec.renderer)(self.game)
+        return self._renderer
+
+    def describe_last(self) -> str:
+        """What the latest action did, in words (``"player_1 flips 12 (row 1, column 5):
+        R5, a pair is removed (with 3); extra turn"``): the game's renderer's
+        ``describe``, or the card revealed, a pair taken, an extra turn, the end."""
+        if not getattr(self, "_transitions", None):
+            raise RuntimeError("no action yet in this game")
+        t = self._transitions[-1]
+        describe = getattr(self.renderer, "describe", None)
+        if describe is not None:
+            text = describe(self.game_state, t)
+        else:
+            from memtab_env.render import describe_transition
+
+            text = describe_transition(self.game, self.game_state, t)
+        return f"player_{t.player} {text}"
+
     def close(self) -> None:
         self._renderer = None
+
+    # -- copies --------------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """Copies and pickles keep the game in progress (deal, every flip so far, memory,
+        rewards, whose turn, seed streams), not only the constructor arguments as
+        ``EzPickle`` alone would; the renderer's cache is rebuilt when first needed."""
+        state = self.__dict__.copy()
+        state["_renderer"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     # -- extras ------------------------------------------------------------------------
     def legal_actions(self) -> list[int]:
         """Legal action ids of the agent on turn (empty once the game is over)."""
-        return np.flatnonzero(self.game.legal_mask(self.state)).tolist()
+        return np.flatnonzero(self.game.legal_mask(self.game_state)).tolist()
 
     def end_by_illegal_action(self, agent: str, action: Any, illegal_reward: float) -> None:
         """End the game because ``agent`` sent ``action`` (used by :func:`wrap`)."""
@@ -280,7 +365,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
     def action_entries(self) -> list[dict[str, Any]]:
         """The record entries of the actions so far: player, action, revealed card, extras."""
         out = []
-        codes = self.game.layout_codes(self.state)  # cards never move from where dealt
+        codes = self.game.layout_codes(self.game_state)  # cards never move from where dealt
         for t in self._transitions:
             entry: dict[str, Any] = {"player": t.player, "action": t.action}
             if t.revealed:
@@ -290,7 +375,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         return out
 
     def record(self) -> dict[str, Any]:
-        """The game so far as a ``memtab-record/1`` dict (see ``shared/RECORD_FORMAT.md``)."""
+        """The game so far as a ``memtab-record/1`` dict (see ``docs/record_format.md``)."""
         from memtab_env.record import make_record
 
         return make_record(self)
@@ -346,7 +431,7 @@ class StandardWrapper(OrderEnforcingWrapper):
             return
         if isinstance(action, (bool, np.bool_)):
             raise IllegalActionError(f"action must be an integer, not a bool ({action!r})")
-        if not raw.game.legal_mask(raw.state)[int(action)]:
+        if not raw.game.legal_mask(raw.game_state)[int(action)]:
             EnvLogger.warn_on_illegal_move()
             raw.end_by_illegal_action(agent, action, self.illegal_reward)
             return

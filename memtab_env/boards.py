@@ -1,6 +1,6 @@
 """Boards of Memory: The Board Game: the file format, the loader and its checks.
 
-The rule text does not give the board; ``shared/RULINGS.md`` (board game 1) fixes the
+The rule text does not give the board; ``docs/rulings.md`` (board game 1) fixes the
 default, which ships as data (``memtab_env/data/board_default.json``) and can be swapped
 for another board. The format is also described in ``docs/boards.md``.
 
@@ -33,7 +33,7 @@ and what is allowed):
 - every landscape has ``2 * len(pictures)`` spaces: one space for every card of its
   colour, so the cards of the board are exactly its spaces (no unused landscape);
 - pictures are unique within a landscape; letters and names are unique;
-- *contiguous regions* (RULINGS: "each landscape in contiguous regions"): a *region* is
+- *contiguous regions* (docs/rulings.md: "each landscape in contiguous regions"): a *region* is
   a maximal group of spaces of one landscape connected by shared sides. A landscape may
   consist of several regions, but every region must hold at least
   ``min(4, spaces of that landscape)`` spaces, so that a full return of four cards fits

@@ -163,11 +163,14 @@ def main(argv: Sequence[str] | None = None) -> Any:
         if cmd in EXTERNAL:
             module, _, func = EXTERNAL[cmd].partition(":")
             try:
-                fn = getattr(import_module(module), func)
-            except (ImportError, AttributeError) as exc:
-                print(f"memtab {cmd}: not available in this installation ({exc})", file=sys.stderr)
+                return getattr(import_module(module), func)(rest)
+            except ModuleNotFoundError as exc:
+                from memtab_env.extras import extra_for, missing_message
+
+                if extra_for(exc) is None:
+                    raise
+                print(missing_message(exc, f"memtab {cmd}"), file=sys.stderr)
                 return 2
-            return fn(rest)
     except MemTabError as exc:
         print(f"memtab {cmd}: error: {exc}", file=sys.stderr)
         return 2

@@ -10,11 +10,15 @@ one-level ``Dict`` with ``observation`` (float32), ``action_mask`` and ``remembe
 (int8) for ``MultiInputPolicy``. The legal actions are in ``info["action_mask"]`` and
 :meth:`SingleAgentEnv.action_masks` (sb3-contrib's ``MaskablePPO``).
 
-Illegal actions (RULINGS.md, "Bad input"): with ``illegal_action="penalty"`` (default)
+Illegal actions (docs/rulings.md, "Bad input"): with ``illegal_action="penalty"`` (default)
 the step returns ``illegal_penalty`` as reward, leaves the game unchanged (opponents do
 not move) and sets ``info["illegal_action"] = True``; the registered step limit truncates
-a learner that never stops. ``illegal_action="raise"`` raises
-:class:`~memtab_env.errors.IllegalActionError` instead. Nothing is ever remapped.
+a learner that never stops. ``illegal_action="terminate"`` ends the episode instead: the
+learner loses (reward -1, ``terminated=True``, ``info["illegal_action"] = True``, the other
+seats are the winners, and the game record says so), as PettingZoo's classic ``env()``
+does; an unmasked deterministic policy then cannot loop on one illegal flip until the
+step limit (what SB3's ``evaluate_policy`` and rl_zoo3's ``enjoy`` see). ``illegal_action=
+"raise"`` raises :class:`~memtab_env.errors.IllegalActionError`. Nothing is ever remapped.
 
 If opponents end a game before the learner's first action (possible only through a chain
 of extra turns), the view deals again from the same seed stream, with the opponents reset
@@ -25,6 +29,14 @@ never play, e.g. a one-kind Pelmanism deck with the learner second).
 
 Games without a rule bound on their length (Pelmanism, the board game) are truncated by
 the AEC env at the engine's maximum length; the view returns ``truncated=True`` then.
+
+The mask of a finished episode: a finished game has no legal flip, but the step that ends
+an episode (``terminated`` or ``truncated``) returns an action mask of all ones (in
+``info["action_mask"]``, :meth:`SingleAgentEnv.action_masks` and the dict observation),
+as pgx does, so that a masked categorical evaluated on a terminal observation never gets
+an empty support (a vector wrapper in Gymnasium's default next-step auto-reset mode
+evaluates the policy there; the action it then sends is ignored by the reset). The
+action is never used: the episode is over and the next call must be ``reset()``.
 """
 
 from __future__ import annotations
@@ -40,9 +52,13 @@ from memtab_env.errors import IllegalActionError, InvalidOptionError, NotResetEr
 from memtab_env.registry import game_spec, load
 
 OBS_MODES = ("flat", "dict")
-ILLEGAL_MODES = ("penalty", "raise")
+ILLEGAL_MODES = ("penalty", "raise", "terminate")
+#: the learner's reward when ``illegal_action="terminate"`` ends its game
+TERMINATE_REWARD = -1.0
 #: redeals in a row after which reset() gives up (see the module docstring)
 MAX_REDEALS = 100
+#: lines of the ``rgb_array`` frame's panel that says what the flips since the last frame did
+NOTE_ROWS = 6
 
 
 class SingleAgentEnv(gym.Env):
@@ -58,7 +74,8 @@ class SingleAgentEnv(gym.Env):
             episode.
         memory, reward, **game_options: as for the AEC env (``num_players``, ...).
         obs_mode: ``"flat"`` or ``"dict"``.
-        illegal_action: ``"penalty"`` or ``"raise"``.
+        illegal_action: ``"penalty"`` (default), ``"raise"`` or ``"terminate"`` (the
+            episode ends, the learner loses: reward -1).
         illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
         render_mode: ``None``, ``"human"``, ``"ansi"``, ``"rgb_array"``.
     """
@@ -121,6 +138,8 @@ class SingleAgentEnv(gym.Env):
         self.action_space = spaces.Discrete(na)
         self.learner_seat = 0 if learner_seat == "random" else learner_seat
         self._learner_agent = self._learner
+        #: rgb_array: what the flips since the last frame did (drawn under the table)
+        self._notes: list[str] | None = [] if render_mode == "rgb_array" else None
 
     def _make_opponents(self, opponents: Any, count: int) -> list[Any]:
         if isinstance(opponents, (str, bytes)) or hasattr(opponents, "act"):
@@ -192,17 +211,20 @@ class SingleAgentEnv(gym.Env):
                 return total
             opponent = self.opponents[(aec.agent_name_mapping[agent] - seat0) % n]
             if getattr(opponent, "mask_only", False):
-                action = opponent.act_on_mask(self.game.legal_mask(aec.state))
+                action = opponent.act_on_mask(self.game.legal_mask(aec.game_state))
             else:
                 action = opponent.act(aec.observe(agent))
             aec.step(action)
+            if self._notes is not None:
+                self._notes.append(aec.describe_last())
             total += aec.rewards[learner]
 
-    def _observe(self, **extra: Any) -> tuple[Any, dict[str, Any]]:
-        """The learner's observation and info (one AEC observation builds both)."""
+    def _observe(self, over: bool = False, **extra: Any) -> tuple[Any, dict[str, Any]]:
+        """The learner's observation and info (one AEC observation builds both); ``over``:
+        the episode just ended, and the mask is all ones (module docstring)."""
         o = self.aec.observe(self._learner_agent)
         flat = o["observation"].astype(np.float32)
-        mask = o["action_mask"]
+        mask = np.ones_like(o["action_mask"]) if over else o["action_mask"]
         self._mask = mask
         info = {"action_mask": mask, "learner_seat": self.learner_seat, **extra}
         if self.obs_mode == "flat":
@@ -234,6 +256,8 @@ class SingleAgentEnv(gym.Env):
         self._learner_agent = self._learner  # the seat's agent name, for the hot paths
         self._reset_opponents()
         redeals = 0
+        if self._notes is not None:
+            self._notes.clear()
         self.aec.reset(seed=seed, options=options)
         self._play_opponents()
         while self._over():
@@ -248,12 +272,14 @@ class SingleAgentEnv(gym.Env):
                 )
             redeals += 1
             self._reset_opponents()  # a new game for them too: nothing carried over
+            if self._notes is not None:
+                self._notes.clear()
             self.aec.reset()
             self._play_opponents()
         return self._observe(redeals=redeals)
 
     def step(self, action: Any):
-        if self.aec.state is None:
+        if self.aec.game_state is None:
             raise NotResetError("step() before the first reset(): call reset() first")
         aec, learner = self.aec, self._learner_agent
         if aec.terminations[learner] or aec.truncations[learner]:
@@ -262,22 +288,31 @@ class SingleAgentEnv(gym.Env):
         mask = self._mask  # the learner's mask; the state has not changed since
         if pos is None or not 0 <= pos < mask.size or not mask[pos]:
             if self.illegal_action == "raise":
-                self.game.apply(aec.state, action)  # raises the engine's precise error
+                self.game.apply(aec.game_state, action)  # raises the engine's precise error
                 raise IllegalActionError(f"action {action!r} is not legal")
+            if self.illegal_action == "terminate":
+                aec.end_by_illegal_action(learner, action, TERMINATE_REWARD)
+                obs, info = self._observe(over=True, illegal_action=True)
+                info["scores"] = np.asarray(self.game.scores(aec.game_state)).tolist()
+                info["winners"] = [p for p in range(self.game.num_players) if p != self.learner_seat]
+                if self._notes is not None:
+                    self._notes[:] = [f"player_{self.learner_seat} sends illegal action {action!r}: "
+                                      "the game ends, a loss"]
+                return obs, TERMINATE_REWARD, True, False, info
             obs, info = self._observe(illegal_action=True)
             return obs, self.illegal_penalty, False, False, info
         aec.step(pos)
+        if self._notes is not None:
+            self._notes[:] = [aec.describe_last()]
         reward = aec.rewards[learner] + self._play_opponents()
         terminated = bool(aec.terminations[learner])
         truncated = not terminated and bool(aec.truncations[learner])  # the game's length cap
-        obs, info = self._observe(illegal_action=False)
+        obs, info = self._observe(over=terminated or truncated, illegal_action=False)
         if terminated:
-            info["scores"] = np.asarray(self.game.scores(aec.state)).tolist()
+            info["scores"] = np.asarray(self.game.scores(aec.game_state)).tolist()
             # as in the record's result (the Gymnasium view never ends a game for an
             # illegal action), without building the whole record
-            info["winners"] = [int(w) for w in self.game.winners(aec.state)]
-        if self.render_mode == "human":
-            self.render()
+            info["winners"] = [int(w) for w in self.game.winners(aec.game_state)]
         return obs, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -285,7 +320,17 @@ class SingleAgentEnv(gym.Env):
         return self._mask.astype(bool)
 
     def render(self) -> Any:
-        return self.aec.render()
+        """The AEC env's render of the game now. ``"human"``: the AEC env prints every
+        frame once, as it happens (the learner's flips and the opponents'), so this prints
+        the current table again only when called. ``"rgb_array"``: the table with, below
+        it, what the learner's last flip and every opponent flip since then did (a video
+        of the view, one frame per learner step, thus shows the opponents' flips too)."""
+        frame = self.aec.render()
+        if self._notes is not None and frame is not None:
+            from memtab_env.render import draw_notes
+
+            return draw_notes(frame, self._notes, NOTE_ROWS)
+        return frame
 
     def record(self) -> dict[str, Any]:
         """The game so far as a record, with the learner's seat and the opponents."""

@@ -2,7 +2,7 @@
 
 Every player watches every flip (the rules hide nothing that was turned face up). What a
 *later* observation still shows of a card that went back face down is decided by the
-memory model, chosen per env (``RULINGS.md``, "Memory models"):
+memory model, chosen per env (``docs/rulings.md``, "Memory models"):
 
 ============  ============================================================================
 spec          an observer remembers a face-down card when ...

@@ -13,7 +13,7 @@ turns them into tall trunks before the supply and the game run out.
 
 Rules
 -----
-``shared/seeds/004_c6aa3965ef94550f.txt`` with ``shared/RULINGS.md`` (board game 1-8);
+``docs/sources/004_c6aa3965ef94550f.txt`` with ``docs/rulings.md`` (board game 1-8);
 the engine's docstring (:mod:`memtab_env.games.memory_board`) states every ruling and
 every decision where the text is silent:
 

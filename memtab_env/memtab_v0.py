@@ -11,7 +11,7 @@ shows of earlier flips is set by the memory model.
 
 Rules
 -----
-Exactly ``shared/seeds/000_bb99b56034cd6a7f.txt`` with ``shared/RULINGS.md`` (project page:
+Exactly ``docs/sources/000_bb99b56034cd6a7f.txt`` with ``docs/rulings.md`` (project page:
 ``docs/rules/memtab.md``):
 
 1. Cards match when colour and value are equal (14 kinds, each twice).

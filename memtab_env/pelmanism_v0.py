@@ -12,7 +12,7 @@ benchmark: its expected values are computed exactly in
 
 Rules
 -----
-Exactly ``shared/seeds/003_aca21a63258bacff.txt`` with ``shared/RULINGS.md`` (Pelmanism
+Exactly ``docs/sources/003_aca21a63258bacff.txt`` with ``docs/rulings.md`` (Pelmanism
 1-4); the engine's docstring (:mod:`memtab_env.games.pelmanism`) states every decision
 where the text is silent:
 

@@ -2,7 +2,7 @@
 
 This is the one game loop that the command line, the evaluation protocol and the
 tournaments share: agents see exactly what a PettingZoo agent sees, and every game
-returns its record (``shared/RECORD_FORMAT.md``).
+returns its record (``docs/record_format.md``).
 """
 
 from __future__ import annotations

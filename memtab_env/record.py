@@ -1,4 +1,4 @@
-"""Game records (``memtab-record/1``, see ``shared/RECORD_FORMAT.md``): make, replay, read, write.
+"""Game records (``memtab-record/1``, see ``docs/record_format.md``): make, replay, read, write.
 
 A record says everything about one game: the deal, every action in order with what it
 revealed, and the result. :func:`replay` re-runs a record through the engine and raises
@@ -11,7 +11,7 @@ Fields beyond the stable core that this package writes (readers ignore unknown f
   ``"layout"`` when the layout was given by the caller (``reset(options={"layout": ...})``);
 - ``result.rewards``: the final rewards of the ``win`` scheme, one per seat;
 - ``result.illegal_action``: ``{"player", "action"}`` when ``env()`` ended the game because
-  of an illegal action (the offender loses, RULINGS.md "Bad input").
+  of an illegal action (the offender loses, docs/rulings.md "Bad input").
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ REQUIRED = ("format", "game", "env_id", "options", "num_players", "first_player"
 
 def make_record(env: Any) -> dict[str, Any]:
     """The record of the game so far in a :class:`memtab_env.aec.MemoryGameEnv`."""
-    game, state = env.game, env.state
+    game, state = env.game, env.game_state
     if state is None:
         raise RecordError("no game to record: call reset() first")
     illegal = env._illegal

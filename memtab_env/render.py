@@ -61,6 +61,57 @@ def to_array(img: Image.Image) -> np.ndarray:
     return np.asarray(img.convert("RGB"), dtype=np.uint8).copy()
 
 
+def draw_position_labels(frame: np.ndarray, boxes: list[tuple[int, int, int, int]]) -> np.ndarray:
+    """``frame`` with each position's number (its action id) in the top-left corner of
+    its box ``boxes[p]``: a dark tag with light digits, readable on every card."""
+    img = Image.fromarray(frame)
+    d = ImageDraw.Draw(img)
+    f = font(10)
+    for pos, (x0, y0, _, _) in enumerate(boxes):
+        text = str(pos)
+        w = 6 * len(text) + 4
+        d.rectangle((x0 + 2, y0 + 2, x0 + 2 + w, y0 + 14), fill=(0, 0, 0))
+        d.text((x0 + 4, y0 + 3), text, fill=(255, 255, 255), font=f)
+    return to_array(img)
+
+
+def draw_notes(frame: np.ndarray, lines: list[str], rows: int) -> np.ndarray:
+    """``frame`` with a panel of ``rows`` text lines below it (fixed height, so frames of
+    one game keep one size: a video needs that); extra lines are summed up."""
+    if len(lines) > rows:
+        lines = [*lines[: rows - 1], f"... and {len(lines) - rows + 1} more"]
+    h, w = frame.shape[:2]
+    img = Image.new("RGB", (w, h + 6 + 14 * rows), FELT)
+    img.paste(Image.fromarray(frame), (0, 0))
+    d = ImageDraw.Draw(img)
+    for i, line in enumerate(lines):
+        d.text((8, h + 4 + 14 * i), line, fill=TEXT, font=font(11))
+    return to_array(img)
+
+
+def describe_transition(game: object, state: object, t: object) -> str:
+    """What one action did, in words: the card it revealed, a pair that left, an extra
+    turn, the end of the game (from the engine's :class:`~memtab_env.games.base.Transition`
+    and the state after it)."""
+    parts = []
+    if t.revealed:  # type: ignore[attr-defined]
+        pos, _ = t.revealed[0]  # type: ignore[attr-defined]
+        parts.append(f"flips {pos}: {game.layout_codes(state)[pos]}")  # type: ignore[attr-defined]
+    else:
+        parts.append(f"action {t.action}")  # type: ignore[attr-defined]
+    if t.removed:  # type: ignore[attr-defined]
+        parts.append("a pair is taken")
+    return ", ".join(parts) + _turn_note(t)
+
+
+def _turn_note(t: object) -> str:
+    if t.game_over:  # type: ignore[attr-defined]
+        return "; game over"
+    if t.turn_over and t.next_player == t.player:  # type: ignore[attr-defined]
+        return "; extra turn"
+    return ""
+
+
 class MemTabRenderer:
     """Draws a MemTab state: the 4x7 table, every tableau and score, whose turn it is."""
 
@@ -69,6 +120,32 @@ class MemTabRenderer:
 
     def __init__(self, game: MemTab) -> None:
         self.game = game
+
+    def position_boxes(self) -> list[tuple[int, int, int, int]]:
+        """The box of every position in :meth:`rgb` (position = action id)."""
+        cw, ch, gap = self.CW, self.CH, self.GAP
+        out = []
+        for pos in range(self.ROWS * self.COLS):
+            r, c = divmod(pos, self.COLS)
+            x0, y0 = gap + c * (cw + gap), 30 + r * (ch + gap)
+            out.append((x0, y0, x0 + cw, y0 + ch))
+        return out
+
+    def describe(self, state: MemTabState, t: object) -> str:
+        """What a flip caused: the card, a pair removed (flips 1 and 2, or flip 3 with the
+        tableau's twin), the card going to the tableau, an extra turn, an instant win."""
+        from memtab_env.games.memtab import TABLEAU
+
+        pos, kind = t.revealed[0]  # type: ignore[attr-defined]
+        text = f"flips {pos} (row {pos // self.COLS}, column {pos % self.COLS}): {CARD_CODES[kind]}"
+        if t.removed:  # type: ignore[attr-defined]
+            twin = next(p for p in t.removed if p != pos)  # type: ignore[attr-defined]
+            text += f", a pair is removed (with {twin})"
+        elif state.status[pos] == TABLEAU:
+            text += f", to player_{t.player}'s tableau"  # type: ignore[attr-defined]
+        if t.game_over and self.game.instant_win(state):  # type: ignore[attr-defined]
+            return text + "; two pairs in one turn: instant win"
+        return text + _turn_note(t)
 
     def status_line(self, state: MemTabState) -> str:
         if state.over:
@@ -81,8 +158,9 @@ class MemTabRenderer:
             f"{state.flip + 1} of {FLIPS_PER_TURN}"
         )
 
-    def ansi(self, state: MemTabState) -> str:
-        """The table as text: ``##`` face down, a card code face up, ``..`` empty."""
+    def ansi(self, state: MemTabState, labels: bool = False) -> str:
+        """The table as text: ``##`` face down (with ``labels``: the position number, the
+        action id that flips it), a card code face up, ``..`` empty."""
         lines = [self.status_line(state), "      " + "".join(f"{c:>5}" for c in range(self.COLS))]
         for r in range(self.ROWS):
             cells = []
@@ -90,7 +168,7 @@ class MemTabRenderer:
                 pos = r * self.COLS + c
                 st = state.status[pos]
                 if st == DOWN:
-                    cells.append("##")
+                    cells.append(f"#{pos}" if labels else "##")
                 elif st == UP:
                     cells.append(CARD_CODES[state.layout[pos]])
                 else:

@@ -125,6 +125,10 @@ class MemoryBoardRenderer:
         return "\n".join(lines)
 
     # -- image --------------------------------------------------------------------------
+    def position_boxes(self) -> list[tuple[int, int, int, int]]:
+        """The box of every space in :meth:`rgb` (space = the action id that flips it)."""
+        return [self._tile_box(s) for s in range(self.board.num_spaces)]
+
     def _tile_box(self, s: int) -> tuple[int, int, int, int]:
         r, c = divmod(s, self.board.cols)
         t, g = self.TILE, self.GAP

@@ -40,6 +40,13 @@ class PelmanismRenderer:
         self._table_h = self.HEADER + game.rows * (self.CH + self.GAP)
         self.height = self._table_h + n * self._player_h + self.GAP
 
+    def position_boxes(self) -> list[tuple[int, int, int, int]]:
+        """The box of every position in :meth:`rgb` (position = action id)."""
+        cw, ch, gap, cols = self.CW, self.CH, self.GAP, self.game.cols
+        return [(gap + (p % cols) * (cw + gap), self.HEADER + (p // cols) * (ch + gap),
+                 gap + (p % cols) * (cw + gap) + cw, self.HEADER + (p // cols) * (ch + gap) + ch)
+                for p in range(self.game.num_positions)]
+
     # -- text --------------------------------------------------------------------------
     def status_line(self, state: PelmanismState) -> str:
         """One line: the deck, and whose turn it is (or the result)."""

@@ -1,4 +1,4 @@
-"""Reward schemes shared by every env (RULINGS.md, "Rewards").
+"""Reward schemes shared by every env (docs/rulings.md, "Rewards").
 
 ``win`` (default, terminal only): the winners share +1 and the losers share -1, so each of
 ``k`` winners gets ``+1/k`` and each of the ``n - k`` losers gets ``-1/(n - k)``; when every

@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import pettingzoo
+import pytest
 
 from memtab_env.games.memtab import CARD_CODES, CODE_TO_KIND, NUM_POSITIONS
+
+#: PettingZoo's registry (``pettingzoo.make``) exists from 1.27; the floor is older
+HAS_PZ_REGISTRY = hasattr(pettingzoo, "register")
+needs_pz_registry = pytest.mark.skipif(
+    not HAS_PZ_REGISTRY, reason=f"PettingZoo {pettingzoo.__version__} has no registry (1.27+)")
+
+
+def make_aec(pettingzoo_id: str, **kwargs: Any) -> Any:
+    """``pettingzoo.make("aec", id)`` where PettingZoo has a registry, else the game
+    module's ``env()`` (what the registry entry points to)."""
+    if HAS_PZ_REGISTRY:
+        return pettingzoo.make("aec", pettingzoo_id, **kwargs)
+    from memtab_env.registry import game_spec, load
+
+    return load(f"{game_spec(pettingzoo_id).aec_module}:env")(**kwargs)
 
 
 def layout_with(**fixed: str) -> list[str]:

@@ -29,7 +29,8 @@ def play_random(env, rng, stop_after=None):
 
 def env_fingerprint(env):
     u = env.unwrapped
-    return (u.state.status.tobytes(), u.state.owner.tobytes(), u.state.current, u.state.flip,
+    st = u.game_state
+    return (st.status.tobytes(), st.owner.tobytes(), st.current, st.flip,
             u.agent_selection, dict(u._cumulative_rewards), len(u._transitions),
             u.memory.reveal_time.tobytes())
 
@@ -169,7 +170,7 @@ def test_record_of_a_game_in_progress_replays():
     rec = env.record()
     assert not rec["result"]["over"] and len(rec["actions"]) == 10
     game, state = replay(rec)
-    assert np.array_equal(state.status, env.state.status)
+    assert np.array_equal(state.status, env.game_state.status)
 
 
 def _finished_record():
@@ -224,8 +225,8 @@ def test_turns_reward_counts_turns():
     env.reset(seed=0)
     total, turns = 0.0, 0
     while not env.terminations["player_0"]:
-        flip = env.state.flip
+        flip = env.game_state.flip
         env.step(env.legal_actions()[0])
         total += env.rewards["player_0"]
         turns += flip == 2
-    assert total == -turns and turns == env.state.turn - 1
+    assert total == -turns and turns == env.game_state.turn - 1

@@ -199,7 +199,7 @@ def test_greedy_matches_its_definition_action_for_action(memory: str, n: int) ->
 
         def check(env: Any, seat: int, obs: Any, action: int, revealed: set = revealed) -> None:
             if seat == 0:
-                assert action == reference_greedy(env.state, revealed, 0)
+                assert action == reference_greedy(env.game_state, revealed, 0)
             revealed.add(action)
 
         play(seats, memory=memory, seed=seed, on_act=check)
@@ -249,7 +249,7 @@ def test_belief_is_consistent_with_the_truth(memory: str) -> None:
             if seat != 0:
                 return
             b.update(obs)
-            st = env.state
+            st = env.game_state
             known = b.seen >= 0
             assert (b.seen[known] == st.layout[known]).all()  # what it knows is true
             assert (b.status == st.status).all()
@@ -438,7 +438,7 @@ def test_search_root_state_matches_the_engine() -> None:
                 return
             search.belief.update(obs)
             root = search._root_state()
-            st = env.state
+            st = env.game_state
             n = env.game.num_players
             assert (root[K.STATUS : K.STATUS + 28] == st.status).all()
             rel = np.where(st.owner >= 0, (st.owner - seat) % n, -1)
@@ -624,8 +624,42 @@ def test_memtab_play_runs_a_whole_game_from_scripted_input() -> None:
     text = "\n".join(out)
     assert "you are player_1" in text
     assert re.search(r"Turn \d+: player_1 to play flip 1 of 3", text)  # the env's render
-    assert "player_0 (greedy) flips position" in text and "You flip position" in text
-    assert "Game over" in text
+    assert "player_0 (greedy) flips " in text and "You flip " in text
+    assert text.count("Game over") == 1
+    # the table labels every face-down card with the id that flips it
+    assert re.search(r"row 0 +(#0|R\d|B\d|\.\.) +(#1|R\d|B\d|\.\.)", text)
+    # what flips caused: every game has cards going to tableaux and pairs leaving
+    assert "to player_" in text and "'s tableau" in text and "a pair is removed (with " in text
+
+
+def test_memtab_play_says_what_each_flip_caused() -> None:
+    """Scripted from a hand-built layout: a pair on flips 1 and 2 (extra turn), a card to
+    the tableau; every flip's line says so."""
+    from memtab_env import memtab_v0
+
+    env = memtab_v0.raw_env(render_mode="ansi", render_positions=True)
+    env.reset(options={"layout": layout_with(p0="R5", p1="R5", p2="B3", p3="B4", p4="B6")})
+    lines = []
+    for action in (0, 1):
+        env.step(action)
+        lines.append(env.describe_last())
+    assert lines[0] == "player_0 flips 0 (row 0, column 0): R5"
+    assert lines[1] == "player_0 flips 1 (row 0, column 1): R5, a pair is removed (with 0)"
+    env.step(2)
+    assert env.describe_last() == "player_0 flips 2 (row 0, column 2): B3, to player_0's tableau; extra turn"
+    table = env.render()
+    assert "#3" in table and "#27" in table and "##" not in table
+
+
+def test_memtab_play_quits_cleanly_on_ctrl_c() -> None:
+    from memtab_env.agents.play import main
+
+    def interrupt(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    out: list[str] = []
+    assert main(["--opponent", "random", "--seed", "1"], input_fn=interrupt, output_fn=out.append) == 130
+    assert out[-1].strip() == "Game abandoned." and not any("Traceback" in o for o in out)
 
 
 def test_memtab_play_through_the_console_command(monkeypatch: pytest.MonkeyPatch, capsys) -> None:

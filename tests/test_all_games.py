@@ -15,6 +15,7 @@ import memtab_env
 from memtab_env.play import make_raw_env
 from memtab_env.record import replay
 from memtab_env.registry import GAMES
+from tests.helpers import needs_pz_registry
 
 NAMES = sorted(GAMES)
 
@@ -32,6 +33,7 @@ def test_pettingzoo_checkers(name):
     render_test(lambda render_mode=None: mod.env(render_mode=render_mode))
 
 
+@needs_pz_registry
 @pytest.mark.parametrize("name", NAMES)
 def test_registered_ids(name):
     spec = GAMES[name]
@@ -84,7 +86,7 @@ def test_random_games_end_in_bounds_and_replay(name, memory):
                 env.step(None)
                 continue
             assert obs["action_mask"].any(), "empty mask before the end"
-            assert not (obs["remembered_mask"] & ~env.game.face_down(env.state)).any()
+            assert not (obs["remembered_mask"] & ~env.game.face_down(env.game_state)).any()
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
             steps += 1
         assert steps <= env.game.info.max_game_length

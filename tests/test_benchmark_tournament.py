@@ -66,3 +66,11 @@ def test_cli_tournament_writes_summary_and_plot(tmp_path, capsys):
     assert (tmp_path / "t.png").stat().st_size > 1000
     text = capsys.readouterr().out
     assert "Plackett-Luce" in text and "payoff" in text
+
+
+def test_cli_tournament_writes_files_only_where_asked(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code = tournament_main(["--agents", "random,greedy", "--track", "memtab-2p", "--games", "1",
+                            "--no-progress"])
+    assert code == 0 and list(tmp_path.iterdir()) == []
+    assert "Plackett-Luce" in capsys.readouterr().out

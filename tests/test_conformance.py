@@ -10,6 +10,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import memtab_env
 from memtab_env import memtab_v0
+from tests.helpers import needs_pz_registry
 
 
 @pytest.mark.parametrize("num_players", [1, 2, 4, 6])
@@ -32,6 +33,7 @@ def test_pettingzoo_render_test():
     render_test(lambda render_mode=None: memtab_v0.env(render_mode=render_mode))
 
 
+@needs_pz_registry
 def test_registered_with_pettingzoo_make():
     env = pettingzoo.make("aec", "memtab/MemTab-v0", num_players=3, memory="none")
     env.reset(seed=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from pathlib import Path
 
@@ -41,3 +42,64 @@ def test_readme_python_examples_run():
     namespace: dict = {}
     for code in blocks:
         exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - our own docs
+
+
+def test_readme_configs_table_is_generated_from_the_eval_files():
+    spec = importlib.util.spec_from_file_location("build_readme_table", ROOT / "docs/build_readme_table.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    readme = (ROOT / "README.md").read_text()
+    assert mod.render(readme) == readme, "stale configs table: run python docs/build_readme_table.py"
+    # every committed evaluation appears, with its figures
+    table = mod.table()
+    for path in mod.eval_files():
+        report = json.loads(path.read_text())
+        assert path.name in table
+        for opp, r in report["results"].items():
+            assert f"{r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] vs `{opp}`" in table
+    assert "0.824 [0.806, 0.840] vs `random`" in table  # rppo-memtab-none ships at 0.824
+
+
+#: a path in a doc: something/with/a/slash.ext, or a bare NAME.md
+_PATH = re.compile(r"(?<![\w/.:~-])((?:\.\./)*(?:[\w.-]+/)+[\w.-]+\.(?:md|txt|py|yaml|json|zip|sh|gz)"
+                   r"|[\w-]+\.md)(?![\w/])")
+#: outputs of a run, written where the command runs
+_GENERATED = ("runs/", "checkpoints/", "pool/", "tensorboard/", "evaluations/", "logs/")
+
+
+def _doc_sources() -> list[Path]:
+    return [*ROOT.glob("*.md"), *ROOT.glob("docs/**/*.md"), *ROOT.glob("results/*.md"),
+            *ROOT.glob("memtab_env/**/*.py"), *ROOT.glob("agents/**/*.py"), ROOT / "train.py",
+            *ROOT.glob("benchmarks/*.py"), *ROOT.glob("configs/*.yaml")]
+
+
+def test_no_doc_points_outside_the_repository():
+    """Every file a doc or docstring names (a path, or a bare ``NAME.md``) exists in the
+    repository, next to the doc or from the root; placeholders (``path/to``, ``TRACK``)
+    and run outputs are not files."""
+    missing = []
+    for doc in _doc_sources():
+        for match in _PATH.finditer(doc.read_text()):
+            path = match.group(1)
+            parts = path.split("/")
+            if path.startswith(_GENERATED) or "path/to/" in path or any(p.isupper() for p in parts[:-1]):
+                continue
+            if not ((doc.parent / path).exists() or (ROOT / path).exists()):
+                missing.append(f"{doc.relative_to(ROOT)}: {path}")
+    assert not missing, missing
+
+
+def test_help_lists_the_ids_memory_models_and_agents():
+    import pydoc
+
+    import memtab_env
+    from memtab_env import agents
+    from memtab_env.registry import GAMES
+
+    text = pydoc.render_doc(memtab_env, renderer=pydoc.plaintext)
+    for spec in GAMES.values():
+        assert spec.env_id in text and spec.pettingzoo_id in text
+    for model in ("perfect", "none", "decay:p", "window:k"):
+        assert model in text
+    for game, name in agents.REGISTRY:
+        assert name in text and game in text

@@ -28,11 +28,11 @@ def test_illegal_action_penalty_leaves_the_game_unchanged():
     env = gym.make("MemTab-v0", opponents="random", illegal_penalty=-0.5)
     obs, info = env.reset(seed=0)
     obs, r, term, trunc, info = env.step(3)
-    before = env.unwrapped.aec.state.copy()
+    before = env.unwrapped.aec.game_state.copy()
     for bad in (3, 28, -1):
         obs2, r, term, trunc, info = env.step(bad)
         assert r == -0.5 and info["illegal_action"] and not term and not trunc
-        assert env.unwrapped.aec.state == before
+        assert env.unwrapped.aec.game_state == before
         assert np.array_equal(obs2, obs)
     obs, r, term, trunc, info = env.step(4)
     assert not info["illegal_action"]

@@ -115,7 +115,7 @@ def test_parse_rejects_with_allowed_values(spec):
 
 
 def _reference_known(spec: str, n: int, p: int, history) -> np.ndarray:
-    """What every observer remembers, straight from the definitions in RULINGS.md (sets of
+    """What every observer remembers, straight from the definitions in docs/rulings.md (sets of
     reveals, no shared bookkeeping with memtab_env.memory)."""
     kind, _, arg = spec.partition(":")
     reveals: list[tuple[int, int]] = []  # (actor, position) in order

@@ -5,16 +5,16 @@ revealed card, every change of player, the end, scores, winners and final reward
 from __future__ import annotations
 
 import numpy as np
-import pettingzoo
 import pytest
 
 import memtab_env  # noqa: F401 - registers the ids
+from tests.helpers import make_aec
 from tests.referee import Referee
 
 
 @pytest.mark.parametrize("num_players", [1, 2, 3, 4, 5, 6])
 def test_env_matches_the_referee(num_players):
-    env = pettingzoo.make("aec", "memtab/MemTab-v0", num_players=num_players)
+    env = make_aec("memtab/MemTab-v0", num_players=num_players)
     rng = np.random.default_rng(100 + num_players)
     for game in range(300):
         env.reset(seed=game * 7 + num_players)

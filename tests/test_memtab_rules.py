@@ -1,4 +1,4 @@
-"""MemTab rules, scripted from hand-built layouts (RULINGS.md MemTab 1-10).
+"""MemTab rules, scripted from hand-built layouts (docs/rulings.md MemTab 1-10).
 
 Each script is a table of (player, position, expectation) rows; expectations are checked
 after the flip. Layout fillers never create accidental pairs with the scripted flips

@@ -16,17 +16,35 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel built from this checkout (setuptools of the test environment)."""
-    pytest.importorskip("setuptools")
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(out), str(ROOT)],
-        check=True, capture_output=True, text=True, timeout=300,
-    )
-    (whl,) = out.glob("memtab_env-*.whl")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and the wheel built from it (``python -m build``, the dev extra's build
+    and setuptools), as CI builds them."""
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "-o", str(out), str(ROOT)],
+                   check=True, capture_output=True, text=True, timeout=600)
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheel(dist: Path) -> Path:
+    (whl,) = dist.glob("memtab_env-*.whl")
     return whl
+
+
+def test_sdist_holds_the_package_and_license_but_no_tests(dist: Path) -> None:
+    """The sdist leaves the tests (and what only they read: results/, docs/) in the
+    repository; the wheel built from it is complete (the fixture built it from the sdist)."""
+    import tarfile
+
+    (sdist,) = dist.glob("memtab_env-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+        pkg_info = tar.extractfile(next(m for m in tar.getmembers() if m.name.endswith("/PKG-INFO")))
+        meta = pkg_info.read().decode() if pkg_info else ""
+    assert {"LICENSE", "README.md", "pyproject.toml", "setup.py", "agents/policies/ppo_memtab.zip",
+            "configs/quick.yaml"} <= names
+    assert not any(n.startswith(("tests/", "results/", "docs/")) for n in names), sorted(names)
+    assert "License-Expression: MIT" in meta and "License-File: LICENSE" in meta
 
 
 def test_wheel_claims_only_memtab_env(wheel: Path) -> None:
@@ -58,10 +76,10 @@ def test_a_foreign_agents_package_does_not_break_memtab_env(tmp_path: Path) -> N
     foreign.mkdir()
     (foreign / "__init__.py").write_text("raise ImportError('this is not memtab-env')\n")
     code = (
-        "import gymnasium, pettingzoo, memtab_env\n"
+        "import gymnasium, memtab_env, memtab_env.memtab_v0\n"
         "from memtab_env import agents\n"
         "env = gymnasium.make('MemTab-v0', opponents='greedy'); env.reset(seed=0)\n"
-        "env = pettingzoo.make('aec', 'memtab/MemTab-v0'); env.reset(seed=0)\n"
+        "env = memtab_env.memtab_v0.env(); env.reset(seed=0); env.state()\n"
         "from memtab_env.play import make_raw_env, play_game\n"
         "players = [agents.make('ppo-memtab'), agents.make('expert')]\n"
         "record = play_game(make_raw_env('memtab'), players, seed=1)\n"
@@ -74,3 +92,10 @@ def test_a_foreign_agents_package_does_not_break_memtab_env(tmp_path: Path) -> N
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("ok")
+
+
+def test_twine_check_passes(dist: Path) -> None:
+    pytest.importorskip("twine")
+    proc = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dist.iterdir())],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,5 +1,5 @@
 """Pelmanism engine, encoder and renderer: rules scripted from hand-built layouts
-(RULINGS.md Pelmanism 1-4), bad input, and hypothesis properties.
+(docs/rulings.md Pelmanism 1-4), bad input, and hypothesis properties.
 
 Scripts are tables of (player, position, expectations) rows, checked after the flip.
 Every scripted layout is written out in full, so no test relies on what a seed deals.

@@ -325,7 +325,7 @@ def test_slots_replay_the_aec_env(deck: str, num_players: int, memory: str, rewa
             np.testing.assert_array_equal(eng.action_masks()[i], o["action_mask"])
             np.testing.assert_array_equal(eng.remembered()[i], o["remembered_mask"].astype(bool))
             assert eng.game_seed[i] == env.game_seed
-            np.testing.assert_array_equal(eng.layout[i], env.state.layout)
+            np.testing.assert_array_equal(eng.layout[i], env.game_state.layout)
         actions = eng.random_actions()
         rewards, terminated, truncated = eng.step(actions)
         for i, env in enumerate(envs):
@@ -354,9 +354,9 @@ def test_flip_cap_truncates_as_the_aec_env() -> None:
     for flip in range(cap):
         actions = np.zeros(2, dtype=np.int64)
         for i, env in enumerate(envs):
-            kinds = env.state.kinds
+            kinds = env.game_state.kinds
             # stall: the lowest card, then the lowest card of another kind
-            actions[i] = 0 if env.state.flip == 0 else int(np.flatnonzero(kinds != kinds[0])[0])
+            actions[i] = 0 if env.game_state.flip == 0 else int(np.flatnonzero(kinds != kinds[0])[0])
             env.step(int(actions[i]))
         rewards, terminated, truncated = eng.step(actions)
         assert not terminated.any()
@@ -377,7 +377,7 @@ def test_flip_cap_truncates_as_the_aec_env() -> None:
         still.step([action])
         aec.step(action)
     assert still.truncated_games[0] and still.ended[0] and not still.over[0]
-    assert aec.truncations["player_0"] and still.get_state(0) == aec.state
+    assert aec.truncations["player_0"] and still.get_state(0) == aec.game_state
     o = aec.observe("player_0")
     np.testing.assert_array_equal(still.observations()[0], o["observation"])
     np.testing.assert_array_equal(still.remembered()[0], o["remembered_mask"].astype(bool))
@@ -388,7 +388,7 @@ def test_flip_cap_truncates_as_the_aec_env() -> None:
     for i, env in enumerate(envs):
         assert eng.final_game_seed[i] == env.game_seed
         env.reset()
-        assert eng.game_seed[i] == env.game_seed and eng.get_state(i) == env.state
+        assert eng.game_seed[i] == env.game_seed and eng.get_state(i) == env.game_state
 
 
 # ---------------------------------------------------------------------------------------
@@ -600,7 +600,7 @@ def test_vector_env_matches_scalar_view(
                 np.testing.assert_array_equal(info["final_obs"][i], o)
                 aec = env.unwrapped.aec
                 assert info["final_info"]["flips"][i] == len(aec._transitions)
-                assert info["final_info"]["turns"][i] == aec.state.turns
+                assert info["final_info"]["turns"][i] == aec.game_state.turns
                 if te:
                     assert info["final_info"]["scores"][i].tolist() == inf["scores"]
                     assert np.flatnonzero(info["final_info"]["winners"][i]).tolist() == inf["winners"]

@@ -13,7 +13,7 @@ Backends:
 
 - ``inprocess`` (default): jobs one after another in this process;
 - ``multiprocessing``: a pool of ``workers`` processes (``spawn`` start method);
-- ``ray``: ``pip install "memtab-env[ray]"``; joins the cluster at ``address`` (or the
+- ``ray``: ``pip install -e ".[ray]"`` in the memtab-env checkout; joins the cluster at ``address`` (or the
   one named by ``RAY_ADDRESS``) or starts a local one with ``workers`` CPUs. Every node
   needs memtab-env installed, and a model given as a path must exist at that path on
   every node.
@@ -320,7 +320,7 @@ class RayBackend(Backend):
             import ray
         except ImportError as exc:
             raise InvalidOptionError(
-                'the ray backend needs Ray: pip install "memtab-env[ray]"'
+                'the ray backend needs Ray: pip install -e ".[ray]" in the memtab-env checkout'
             ) from exc
         self._ray = ray
         self._started = False

@@ -239,7 +239,8 @@ def tournament_main(argv: Sequence[str]) -> int:
                     help="load model files with Stable-Baselines3's unpickling loader (runs code from "
                          "the file); default: as data")
     ap.add_argument("--plot", default=None, metavar="FILE.png",
-                    help="plot path (default: next to --out, else tournament-TRACK.png); 'none' for no plot")
+                    help="write the plot here (default: next to --out; without --out, no plot); "
+                         "'none' for no plot. Nothing is written unless --out or --plot asks")
     _backend_args(ap)
     args = ap.parse_args(list(argv))
     track = get_track(args.track)
@@ -258,9 +259,8 @@ def tournament_main(argv: Sequence[str]) -> int:
             summary = tournament(track, agents, args.games, backend, progress=lambda _i, n: bar.update(n))
         if args.out:
             write_json_atomic(args.out, summary)
-        plot_path = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out
-                                  else f"tournament-{track.id}.png")
-        if plot_path != "none":
+        plot_path = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
+        if plot_path not in (None, "none"):
             plot(summary, plot_path)
     except KeyboardInterrupt:
         console.print("[red]interrupted[/red]")

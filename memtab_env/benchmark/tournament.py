@@ -56,7 +56,8 @@ def rate(games: Sequence[tuple[Sequence[int], Sequence[int]]], num_agents: int) 
     try:
         from openskill.models import PlackettLuce
     except ImportError as exc:
-        raise InvalidOptionError('ratings need openskill: pip install "memtab-env[eval]"') from exc
+        raise InvalidOptionError('ratings need openskill: pip install -e ".[eval]" '
+                                 "in the memtab-env checkout") from exc
     model = PlackettLuce()
     ratings = [model.rating() for _ in range(num_agents)]
     for seated, winners in games:
@@ -122,7 +123,8 @@ def plot(summary: dict[str, Any], path: str | Path) -> None:
     try:
         import matplotlib
     except ImportError as exc:
-        raise InvalidOptionError('the plot needs matplotlib: pip install "memtab-env[eval]"') from exc
+        raise InvalidOptionError('the plot needs matplotlib: pip install -e ".[eval]" '
+                                 "in the memtab-env checkout") from exc
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

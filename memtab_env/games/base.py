@@ -117,6 +117,11 @@ class Game(abc.ABC):
     def from_layout(self, layout: Any) -> Any:
         """A new game whose deal is ``layout`` (card codes or kind ids)."""
 
+    @abc.abstractmethod
+    def dealt_kinds(self, state: Any) -> np.ndarray:
+        """The kind (what matches) of the card dealt at every position: ints in
+        ``[0, info.num_kinds)``, shape ``(info.num_positions,)``; never changes in a game."""
+
     # -- rules ------------------------------------------------------------------------
     @abc.abstractmethod
     def legal_mask(self, state: Any) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Memory: The Board Game rules engine: find pairs, return them to the board, grow a tree.
 
-Rules: ``shared/seeds/004_c6aa3965ef94550f.txt`` with ``shared/RULINGS.md`` (board game
+Rules: ``docs/sources/004_c6aa3965ef94550f.txt`` with ``docs/rulings.md`` (board game
 1-8). The board is data (:mod:`memtab_env.boards`, ``docs/boards.md``); the default is
 6 x 10 spaces, five landscapes of 12 spaces, 30 picture pairs, 6 per landscape.
 
@@ -320,6 +320,9 @@ class MemoryBoard(Game):
 
     def current_player(self, state: MemoryBoardState) -> int:
         return state.current
+
+    def dealt_kinds(self, state: MemoryBoardState) -> np.ndarray:
+        return state.layout
 
     def face_down(self, state: MemoryBoardState) -> np.ndarray:
         return state.status == DOWN

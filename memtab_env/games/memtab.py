@@ -1,6 +1,6 @@
 """MemTab rules engine: 28 red/black cards, three flips a turn, a tableau, instant win.
 
-Rules: ``shared/seeds/000_bb99b56034cd6a7f.txt`` with ``shared/RULINGS.md`` (MemTab 1-10);
+Rules: ``docs/sources/000_bb99b56034cd6a7f.txt`` with ``docs/rulings.md`` (MemTab 1-10);
 the project's own rules page is ``docs/rules/memtab.md``.
 
 Glossary: a *position* (0..27) is a place on the table and also the action id that flips
@@ -214,6 +214,9 @@ class MemTab(Game):
 
     def current_player(self, state: MemTabState) -> int:
         return state.current
+
+    def dealt_kinds(self, state: MemTabState) -> np.ndarray:
+        return state.layout
 
     def face_down(self, state: MemTabState) -> np.ndarray:
         return state.data[K.STATUS : K.OWNER] == DOWN

@@ -1,6 +1,6 @@
 """Pelmanism (Concentration, Memory, Shinkei-suijaku) rules engine.
 
-Rules: ``shared/seeds/003_aca21a63258bacff.txt`` with ``shared/RULINGS.md`` (Pelmanism
+Rules: ``docs/sources/003_aca21a63258bacff.txt`` with ``docs/rulings.md`` (Pelmanism
 1-4, "For all three games"). Every card lies face down; on a turn the player on turn
 flips two face-down cards, one at a time (each flip is one action). If they match, the
 player takes them (one point, one *pair*) and takes another turn; otherwise both are
@@ -385,6 +385,9 @@ class Pelmanism(Game):
 
     def current_player(self, state: PelmanismState) -> int:
         return state.current
+
+    def dealt_kinds(self, state: PelmanismState) -> np.ndarray:
+        return state.kinds
 
     def face_down(self, state: PelmanismState) -> np.ndarray:
         return state.status == DOWN

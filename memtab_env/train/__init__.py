@@ -25,7 +25,7 @@ illegal action would raise, so the loader agent restricts its choice to the lega
 (see ``docs/training.md``).
 
 Only :mod:`~memtab_env.train.config` loads without the ``train`` extra; the rest needs
-``pip install "memtab-env[train]"``.
+``pip install -e ".[train]"`` in the memtab-env checkout.
 """
 
 from memtab_env.train.config import Config, ConfigError, config_path, load_yaml, shipped_configs

@@ -31,8 +31,6 @@ from memtab_env.train.config import (
     validate_config,
 )
 
-#: what to install when the training stack is missing
-TRAIN_EXTRA = 'the train extra: pip install torch==2.13.0 && pip install -e ".[train]" (in the checkout)'
 
 def seed_everything(seed: int, torch_threads: int) -> None:
     """Seed Python's, NumPy's and PyTorch's global generators (the envs and the model get
@@ -177,10 +175,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
     cfg.source = source  # type: ignore[attr-defined]
     validate_config(cfg, overrides)
     try:  # the training stack is an extra
+        import scipy  # noqa: F401 - the final evaluation's statistics
         import stable_baselines3  # noqa: F401
         import torch  # noqa: F401
-    except ImportError as exc:
-        raise ConfigError(f"training needs {exc.name}, which is in {TRAIN_EXTRA}") from None
+    except ModuleNotFoundError as exc:
+        from memtab_env.extras import missing_message
+
+        raise ConfigError(missing_message(exc, "training", extra="train")) from None
 
     from memtab_env.train.callbacks import Checkpoints, GameStats, SelfPlay, atomic_save, pool_paths
     from memtab_env.train.evaluation import evaluate, print_table, write_eval

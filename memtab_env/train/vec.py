@@ -107,13 +107,17 @@ def batched_vec_env(cfg: Config, seed: int) -> VecEnv:
 
 
 class ConcatVecEnv(VecEnv):
-    """Several VecEnvs with the same spaces side by side as one (games in order)."""
+    """Several VecEnvs with the same spaces side by side as one (games in order). Every
+    part resets in the same step, SB3's convention (``metadata["autoreset_mode"]``)."""
 
     def __init__(self, parts: Sequence[VecEnv]) -> None:
+        from gymnasium.vector import AutoresetMode
+
         self.parts = list(parts)
         self.bounds = np.cumsum([0] + [p.num_envs for p in self.parts])
         first = self.parts[0]
         super().__init__(int(self.bounds[-1]), first.observation_space, first.action_space)
+        self.metadata = {**self.metadata, "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def _split(self, values: np.ndarray) -> list[np.ndarray]:
         return [values[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:], strict=True)]

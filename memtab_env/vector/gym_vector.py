@@ -22,7 +22,10 @@ turn again or the game is over.
   learner steps (``truncated``, as ``TimeLimit``). Auto-reset in the same step
   (``AutoresetMode.SAME_STEP``): the returned observation is the next episode's first one;
   ``info["final_obs"]`` and ``info["final_info"]`` hold the finished ones (with the
-  ``_final_obs`` / ``_final_info`` masks).
+  ``_final_obs`` / ``_final_info`` masks). Declared in
+  ``metadata["autoreset_mode"]``. So the masks a step returns (``action_masks()``,
+  ``info["action_mask"]``) are always those of a game in progress: never all zeros, and a
+  masked categorical can be evaluated on every row (``tests/test_vector_conventions.py``).
 - Opponents: ``"random"`` (uniform legal flip) and ``"greedy"`` (the exact rule of
   :mod:`memtab_env.agents.basic`), vectorised. They see the game with *perfect memory* whatever the
   ``memory`` option (which sets the learner's observation only); ``agents.basic.GreedyAgent``

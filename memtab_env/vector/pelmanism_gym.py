@@ -27,7 +27,10 @@ turn again or the game has ended.
   (``game.info.max_game_length``, where the AEC env truncates). Auto-reset in the same
   step (``AutoresetMode.SAME_STEP``): the returned observation is the next episode's
   first one; ``info["final_obs"]`` and ``info["final_info"]`` (``scores``, ``winners``,
-  ``learner_seat``, ``game_seed``, ``turns``, ``flips``) hold the finished ones.
+  ``learner_seat``, ``game_seed``, ``turns``, ``flips``) hold the finished ones. Declared in
+  ``metadata["autoreset_mode"]``. So the masks a step returns (``action_masks()``,
+  ``info["action_mask"]``) are always those of a game in progress: never all zeros, and a
+  masked categorical can be evaluated on every row (``tests/test_vector_conventions.py``).
 - Opponents: ``"random"`` (uniform legal flip) and ``"greedy"``
   (``agents.pelmanism_agents.PelmanismGreedyAgent`` with its own memory, the default:
   each greedy seat observes the game under the ``memory`` model at each of its flips,

@@ -20,7 +20,11 @@ infos in ``reset_infos``); ``step_wait()`` returns ``(obs, rewards, dones, infos
 ``dones = terminated | truncated``, one info dict per env, and for a finished episode
 ``infos[i]["terminal_observation"]`` and ``infos[i]["TimeLimit.truncated"]``; an illegal
 action (penalty mode) sets ``infos[i]["illegal_action"] = True``. Rewards are float32.
-Wrap it in ``VecMonitor`` for episode statistics.
+Wrap it in ``VecMonitor`` for episode statistics. Auto-reset is SB3's: in the same step
+(``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``), so the observations and
+:meth:`BatchedSB3VecEnv.action_masks` after a step are always those of a game in progress
+(never an empty mask); the finished episode's last observation is
+``infos[i]["terminal_observation"]``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnv,
     VecEnvIndices,
@@ -62,6 +67,7 @@ class BatchedSB3VecEnv(VecEnv):
         super().__init__(
             self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space
         )
+        self.metadata = {**self.metadata, "autoreset_mode": AutoresetMode.SAME_STEP}
         if seed is not None:
             self.seed(seed)
         self._actions: np.ndarray | None = None
