@@ -208,7 +208,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         ``P`` positions, ``K`` kinds (``info.num_positions``, ``info.num_kinds``).
         """
         if self.game_state is None:
-            raise RuntimeError("state() needs a game: call reset() first")
+            raise NotResetError("state() needs a game: call reset() first")
         game, st = self.game, self.game_state
         info = game.info
         deal = np.zeros((info.num_positions, info.num_kinds), np.int8)
