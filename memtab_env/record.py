@@ -338,13 +338,15 @@ def write_records(records: Iterable[dict[str, Any]], path: str | os.PathLike[str
             raise
 
 
-def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[str, Any]]:
+def iter_records(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
+                 ) -> Iterator[tuple[str, Any]]:
     """``(where, record)`` for every record of a ``.jsonl`` / ``.jsonl.gz`` file (``where``
     is ``FILE:LINE``), a ``.json`` file (``FILE``) or a folder of ``.json`` files (sorted).
 
     Files are untrusted data (:mod:`memtab_env.untrusted`): only regular files are read,
     within size limits, as strict UTF-8 JSON; anything else raises :class:`RecordError`
-    naming the file and the line. Records are not validated here (:func:`replay` does)."""
+    naming the file and the line. With ``root``, every file of a folder must resolve
+    (links followed) inside ``root``. Records are not validated here (:func:`replay` does)."""
     path = Path(path)
     try:
         st = os.stat(path)
@@ -360,6 +362,8 @@ def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[str, Any]]:
         if not names:
             raise RecordError(f"{path}: a folder of records without any .json file")
         for p in names:
+            if root is not None:
+                untrusted.resolve_inside(p.name, path, [Path(root)], RecordError, str(path), (p.name,))
             yield str(p), untrusted.load_json(p, RecordError)
     elif path.name.endswith(".jsonl.gz") or path.suffix == ".jsonl":
         empty = True

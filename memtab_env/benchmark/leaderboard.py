@@ -125,7 +125,7 @@ def audit(path: Path, result: dict[str, Any], replay_records: bool = True,
         rpath = untrusted.resolve_inside(result["records"], path.parent, [root], ResultError, str(path),
                                          ("records",))
         try:
-            for k, (where, rec) in enumerate(iter_records(rpath)):
+            for k, (where, rec) in enumerate(iter_records(rpath, root)):
                 if not replay_records:
                     records.append((where, {}))
                     continue
