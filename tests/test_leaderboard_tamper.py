@@ -358,3 +358,18 @@ def test_replay_reports_every_file_and_reproduces(results, tmp_path, capsys):
     assert main(["replay", str(relabelled)]) == 0  # legal games
     assert main(["replay", str(relabelled), "--reproduce", "1"]) == 1
     assert "not reproduced by the agents it names" in capsys.readouterr().out
+
+
+def test_a_link_out_of_the_tree_inside_a_records_folder_is_refused(results, tmp_path):
+    assert evaluate_main(["--agent", "random", "--name", "folder", "--track", "memtab-2p", "--no-progress",
+                          "--out", str(results / "folder.json"),
+                          "--records", str(results / "folder-recs")]) == 0
+    path = results / "folder.json"
+    assert _audit(path) == 12
+    outside = tmp_path / "outside.json"
+    game = results / "folder-recs" / "game_000000.json"
+    outside.write_bytes(game.read_bytes())
+    game.unlink()
+    game.symlink_to(outside)
+    with pytest.raises(ResultError, match="outside"):
+        _audit(path)
