@@ -88,7 +88,7 @@ def _bad(field: str, what: str) -> RecordError:
 def check_record(record: Any) -> dict[str, Any]:
     """Check the shape of ``record`` (types of the core fields, sizes, ranges) before it
     touches an engine; return it or raise :class:`RecordError` naming the field, what it
-    holds and what is allowed. Unknown extra fields are allowed (RECORD_FORMAT.md)."""
+    holds and what is allowed. Unknown extra fields are allowed (``docs/record_format.md``)."""
     if not isinstance(record, dict):
         raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
     missing = [k for k in REQUIRED if k not in record]
