@@ -8,14 +8,17 @@ top are shared by every game's renderer.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from memtab_env.games.base import Game, Transition
 from memtab_env.games.memtab import (
     CARD_CODES,
     DOWN,
     FLIPS_PER_TURN,
+    TABLEAU,
     UP,
     MemTab,
     MemTabState,
@@ -89,25 +92,25 @@ def draw_notes(frame: np.ndarray, lines: list[str], rows: int) -> np.ndarray:
     return to_array(img)
 
 
-def describe_transition(game: object, state: object, t: object) -> str:
+def describe_transition(game: Game, state: Any, t: Transition) -> str:
     """What one action did, in words: the card it revealed, a pair that left, an extra
     turn, the end of the game (from the engine's :class:`~memtab_env.games.base.Transition`
     and the state after it)."""
     parts = []
-    if t.revealed:  # type: ignore[attr-defined]
-        pos, _ = t.revealed[0]  # type: ignore[attr-defined]
-        parts.append(f"flips {pos}: {game.layout_codes(state)[pos]}")  # type: ignore[attr-defined]
+    if t.revealed:
+        pos, _ = t.revealed[0]
+        parts.append(f"flips {pos}: {game.layout_codes(state)[pos]}")
     else:
-        parts.append(f"action {t.action}")  # type: ignore[attr-defined]
-    if t.removed:  # type: ignore[attr-defined]
+        parts.append(f"action {t.action}")
+    if t.removed:
         parts.append("a pair is taken")
     return ", ".join(parts) + _turn_note(t)
 
 
-def _turn_note(t: object) -> str:
-    if t.game_over:  # type: ignore[attr-defined]
+def _turn_note(t: Transition) -> str:
+    if t.game_over:
         return "; game over"
-    if t.turn_over and t.next_player == t.player:  # type: ignore[attr-defined]
+    if t.turn_over and t.next_player == t.player:
         return "; extra turn"
     return ""
 
@@ -131,19 +134,17 @@ class MemTabRenderer:
             out.append((x0, y0, x0 + cw, y0 + ch))
         return out
 
-    def describe(self, state: MemTabState, t: object) -> str:
+    def describe(self, state: MemTabState, t: Transition) -> str:
         """What a flip caused: the card, a pair removed (flips 1 and 2, or flip 3 with the
         tableau's twin), the card going to the tableau, an extra turn, an instant win."""
-        from memtab_env.games.memtab import TABLEAU
-
-        pos, kind = t.revealed[0]  # type: ignore[attr-defined]
+        pos, kind = t.revealed[0]
         text = f"flips {pos} (row {pos // self.COLS}, column {pos % self.COLS}): {CARD_CODES[kind]}"
-        if t.removed:  # type: ignore[attr-defined]
-            twin = next(p for p in t.removed if p != pos)  # type: ignore[attr-defined]
+        if t.removed:
+            twin = next(p for p in t.removed if p != pos)
             text += f", a pair is removed (with {twin})"
         elif state.status[pos] == TABLEAU:
-            text += f", to player_{t.player}'s tableau"  # type: ignore[attr-defined]
-        if t.game_over and self.game.instant_win(state):  # type: ignore[attr-defined]
+            text += f", to player_{t.player}'s tableau"
+        if t.game_over and self.game.instant_win(state):
             return text + "; two pairs in one turn: instant win"
         return text + _turn_note(t)
 
