@@ -48,7 +48,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError, NotResetError, check_finite, check_seed
+from memtab_env.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    MemTabError,
+    NotResetError,
+    check_finite,
+    check_seed,
+)
 from memtab_env.registry import game_spec, load
 
 OBS_MODES = ("flat", "dict")
@@ -245,11 +252,40 @@ class SingleAgentEnv(gym.Env):
 
     # -- Gymnasium API ------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        # bad input is refused before anything changes (a failed reset leaves the view as it was)
+        # bad input is refused before anything changes (a failed reset leaves the view as it
+        # was); a given layout that ends before the learner's first action is only found by
+        # playing it, so the view (opponents included) is restored from a copy then
         if seed is not None:
             check_seed(seed)
         if options and "layout" in options:
             self.game.from_layout(options["layout"])
+        saved = self._save() if options else None
+        try:
+            return self._reset(seed, options)
+        except MemTabError:
+            if saved is not None:
+                vars(self).update(saved[0])
+                vars(self.aec).update(saved[1])
+            raise
+
+    #: attributes that a reset never changes (the configuration), left out of :meth:`_save`
+    _FIXED = frozenset({"aec", "game", "game_spec", "spec", "action_space", "observation_space",
+                        "encoder", "_renderer", "observation_spaces", "action_spaces", "state_space",
+                        "possible_agents", "agent_name_mapping", "memory_spec", "_ezpickle_args",
+                        "_ezpickle_kwargs"})
+
+    def _save(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """A deep copy of everything a reset changes (the view, its opponents and its AEC
+        env), or None if something in it cannot be copied."""
+        import copy
+
+        try:
+            return copy.deepcopy(({k: v for k, v in vars(self).items() if k not in self._FIXED},
+                                  {k: v for k, v in vars(self.aec).items() if k not in self._FIXED}))
+        except Exception:  # an opponent that cannot be copied: no restore
+            return None
+
+    def _reset(self, seed: int | None, options: dict[str, Any] | None):
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.learner_seat = int(self.np_random.integers(self.game.num_players))

@@ -292,3 +292,22 @@ def test_no_worker_outlives_its_parent(tmp_path):
         except (ProcessLookupError, FileNotFoundError):
             pass
     assert not alive, f"workers {alive} outlived their parent"
+
+
+def test_a_layout_that_ends_before_the_learner_plays_leaves_the_view_as_it_was():
+    """Only playing the layout finds this out: the view, its AEC env and its opponents are
+    restored from a copy."""
+    import gymnasium as gym
+    import numpy as np
+
+    from memtab_env.errors import InvalidOptionError
+
+    env = gym.make("Pelmanism-v0", deck="pairs:2", learner_seat=1, opponents="greedy").unwrapped
+    _, info = env.reset(seed=0)
+    mask = info["action_mask"]
+    before, rng = env.record(), env.np_random.bit_generator.state
+    with pytest.raises(InvalidOptionError, match="ends before the learner"):
+        env.reset(seed=0, options={"layout": [1, 1, 0, 0]})
+    assert env.record() == before and env.np_random.bit_generator.state == rng
+    _, _, _, _, after = env.step(int(np.flatnonzero(mask)[0]))  # the old game goes on
+    assert not after["illegal_action"]
