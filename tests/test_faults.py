@@ -246,14 +246,16 @@ def test_a_dead_worker_is_reported_with_its_job():
     from memtab_env.benchmark.tracks import TRACKS
 
     backend = MultiprocessingBackend(2)
-    jobs = evaluation_jobs(TRACKS["memtab-2p"], [AgentSpec("search", kwargs=(("simulations", 64),))], 8, 1)
+    # far more work than the test waits for: the kill lands while jobs run
+    jobs = evaluation_jobs(TRACKS["memtab-2p"], [AgentSpec("search", kwargs=(("simulations", 64),))], 60, 1)
     import multiprocessing as mp
 
     def killer() -> None:
-        time.sleep(8.0)
-        for child in mp.active_children():
-            os.kill(child.pid, signal.SIGKILL)
-            return
+        while not mp.active_children():
+            time.sleep(0.05)
+        time.sleep(8.0)  # past the workers' start-up: each is playing a job
+        child = mp.active_children()[0]
+        os.kill(child.pid, signal.SIGKILL)
 
     threading.Thread(target=killer, daemon=True).start()
     with pytest.raises(BenchmarkError, match=r"worker process died .*job \d+ \(track memtab-2p, deal"):
