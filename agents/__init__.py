@@ -16,8 +16,9 @@ Building agents
 ---------------
 ``make(name, game="memtab", **kwargs)`` builds an agent from the table below (imported
 lazily); ``make("path/to/model.zip")`` loads a trained Stable-Baselines3 policy
-(:class:`memtab_env.agents.sb3_policy.SB3Agent`; loading a zip unpickles code, so only load files
-you trust). ``available(game)`` lists the names.
+(:class:`memtab_env.agents.sb3_policy.SB3Agent`: the policy is rebuilt from the zip's weights
+and plain settings, nothing is unpickled unless ``trust_pickle=True`` is passed).
+``available(game)`` lists the names.
 
 =============  ===========  ===========================================================
 game           name         agent

@@ -6,9 +6,13 @@ agent protocol, so it can sit in any seat of the AEC env, be an opponent of the
 Gymnasium view (``gymnasium.make("MemTab-v0", opponents=SB3Agent("model.zip"))``) and
 take part in evaluations.
 
-Security: a Stable-Baselines3 zip contains pickled Python objects, and loading it runs
-code. Only load files that you (or someone you trust) saved; the agent only ever loads
-the path it is given.
+Models are data: a Stable-Baselines3 zip contains pickled Python objects, and unpickling
+runs code, so the agent never unpickles by default. It rebuilds the policy from the
+weights (``torch.load(weights_only=True)``) and the plain settings of the zip
+(:mod:`memtab_env.agents.model_data`), for the policy classes of SB3, sb3-contrib and this
+package. A file that cannot be loaded that way is refused; ``trust_pickle=True`` (the
+explicit opt-in, ``--trust-pickle`` on the command line) loads it with SB3's own loader,
+which runs whatever the file holds: only for files you trust.
 
 Algorithms: ``MaskablePPO`` and ``RecurrentPPO`` (sb3-contrib), ``PPO``, ``A2C`` and
 ``DQN`` (Stable-Baselines3). The algorithm is read from the zip's policy class (its
@@ -76,7 +80,8 @@ class _MovedModuleUnpickler(pickle.Unpickler):
 
 
 def moved_objects(path: str | Path) -> dict[str, Any]:
-    """``custom_objects`` for Stable-Baselines3's ``load``: the entries of the zip's
+    """``custom_objects`` for Stable-Baselines3's ``load`` (which unpickles: for a run's
+    own checkpoints and ``trust_pickle`` only): the entries of the zip's
     ``data`` whose pickles name a module of :data:`MOVED_MODULES` (a policy class,
     ``policy_kwargs`` with a features extractor), unpickled from the current module."""
     with zipfile.ZipFile(path) as z:
@@ -92,7 +97,9 @@ def moved_objects(path: str | Path) -> dict[str, Any]:
 
 
 def detect_algo(path: str | Path) -> str:
-    """The algorithm that saved the zip at ``path`` (one of :data:`ALGOS`)."""
+    """The algorithm that saved the zip at ``path`` (one of :data:`ALGOS`). Unpickles the
+    zip's policy class when it is not a built-in one: for ``trust_pickle`` loading only
+    (:func:`memtab_env.agents.model_data.detect_algo` reads it as data)."""
     with zipfile.ZipFile(path) as z:
         data = json.loads(z.read("data"))
     pc = data.get("policy_class", {})
@@ -151,6 +158,9 @@ class SB3Agent:
         deterministic: play the most probable legal flip (else sample among legal ones).
         seed: seed of the generator used when ``deterministic`` is False.
         device: torch device for the policy (default ``"cpu"``).
+        trust_pickle: load with Stable-Baselines3's own loader, which unpickles (runs code
+            from the file). Off by default: the policy is rebuilt from its weights and
+            plain settings, and a file that needs unpickling is refused.
     """
 
     def __init__(
@@ -160,16 +170,27 @@ class SB3Agent:
         deterministic: bool = True,
         seed: int | None = None,
         device: str = "cpu",
+        trust_pickle: bool = False,
     ) -> None:
+        from memtab_env.agents import model_data
+
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no Stable-Baselines3 model at {path}")
+        if algo is not None and algo not in ALGOS:
+            raise ValueError(f"unknown algo {algo!r}; known: {list(ALGOS)}")
         self.path = path
-        self.algo = algo or detect_algo(path)
-        if self.algo not in ALGOS:
-            raise ValueError(f"unknown algo {self.algo!r}; known: {list(ALGOS)}")
-        self.model = _algo_class(self.algo).load(str(path), device=device, custom_objects=moved_objects(path))
-        self.policy = self.model.policy
+        self.trust_pickle = bool(trust_pickle)
+        if self.trust_pickle:
+            self.algo = algo or detect_algo(path)
+            model = _algo_class(self.algo).load(str(path), device=device, custom_objects=moved_objects(path))
+            self.policy, self.observation_space = model.policy, model.observation_space
+        else:
+            self.policy, found = model_data.load_policy(path, device=device)
+            if algo is not None and algo != found and {algo, found} != {"PPO", "A2C"}:
+                raise ValueError(f"{path} holds a {found} policy, not {algo}")
+            self.algo = algo or found  # PPO and A2C share their policy classes
+            self.observation_space = self.policy.observation_space
         self.policy.set_training_mode(False)
         self.deterministic = bool(deterministic)
         self.rng = np.random.default_rng(seed)
@@ -188,7 +209,7 @@ class SB3Agent:
     def _model_obs(self, observation: Any) -> Any:
         from gymnasium import spaces
 
-        space = self.model.observation_space
+        space = self.observation_space
         flat = flat_observation(observation).astype(np.float32)
         if isinstance(space, spaces.Dict):
             if not isinstance(observation, dict):

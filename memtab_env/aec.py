@@ -24,7 +24,14 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError
+from memtab_env.errors import (
+    GameOverError,
+    IllegalActionError,
+    InvalidOptionError,
+    NotResetError,
+    check_finite,
+    check_seed,
+)
 from memtab_env.games.base import Game, Transition
 from memtab_env.memory import Memory, parse_memory
 from memtab_env.registry import GameSpec, load
@@ -134,6 +141,11 @@ class MemoryGameEnv(AECEnv, EzPickle):
         without seed. ``options`` may hold ``"layout"`` (a deal: list of card codes or kind
         ids) to play a given deal.
         """
+        # everything that can fail is checked before anything changes: a failed reset
+        # leaves the env exactly as it was
+        if seed is not None:
+            seed = check_seed(seed)
+        given = self.game.from_layout(options["layout"]) if options and "layout" in options else None
         unknown = sorted(set(options or {}) - {"layout"})
         if unknown:
             # a warning, not an error: PettingZoo's api_test resets with options={"options": 1}
@@ -151,8 +163,8 @@ class MemoryGameEnv(AECEnv, EzPickle):
             game_seed = int(self._seed_stream.integers(_SEED_BOUND))
         self.game_seed = game_seed
         self.np_random = np.random.default_rng(game_seed)
-        if options and "layout" in options:
-            self.game_state = self.game.from_layout(options["layout"])
+        if given is not None:
+            self.game_state = given
             self._layout_given = True
         else:
             self.game_state = self.game.new_game(self.np_random)
@@ -196,7 +208,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         ``P`` positions, ``K`` kinds (``info.num_positions``, ``info.num_kinds``).
         """
         if self.game_state is None:
-            raise RuntimeError("state() needs a game: call reset() first")
+            raise NotResetError("state() needs a game: call reset() first")
         game, st = self.game, self.game_state
         info = game.info
         deal = np.zeros((info.num_positions, info.num_kinds), np.int8)
@@ -204,19 +216,25 @@ class MemoryGameEnv(AECEnv, EzPickle):
         return np.concatenate([deal.ravel(), self.encoder.encode(st, 0, game.face_down(st))])
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.game_state is None:
+            raise NotResetError("observe() before the first reset(): call reset() first")
         return self.encoder.observe(self.game, self.game_state, self.agent_name_mapping[agent],
                                     self.memory, agent == self.agent_selection)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last`` (same result), without its extra indirections: it runs
         once per step of every loop."""
+        if self.game_state is None:
+            raise NotResetError("last() before the first reset(): call reset() first")
         agent = self.agent_selection
-        if agent is None:
-            raise RuntimeError("last() needs an agent on turn: call reset() first")
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: Any) -> None:
+        if self.game_state is None:
+            raise NotResetError("step() before the first reset(): call reset() first")
+        if not self.agents:
+            raise GameOverError("step() after the game ended and every agent was removed: call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -390,7 +408,7 @@ class StandardWrapper(OrderEnforcingWrapper):
 
     def __init__(self, env: MemoryGameEnv, illegal_reward: float = -1.0) -> None:
         super().__init__(env)
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_finite("illegal_reward", illegal_reward)
 
     def step(self, action: Any) -> None:
         if not self._has_reset:

@@ -398,14 +398,13 @@ def load_board(source: str | os.PathLike[str] | Mapping[str, Any] | Board | None
     if isinstance(source, Mapping):
         return board_from_dict(source)
     if isinstance(source, (str, os.PathLike)):
+        from memtab_env import untrusted
+
+        data = untrusted.load_json(source, InvalidOptionError)
         try:
-            with open(source, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except OSError as err:
-            raise InvalidOptionError(f"cannot read board file {os.fspath(source)!r}: {err}") from None
-        except json.JSONDecodeError as err:
-            raise InvalidOptionError(f"board file {os.fspath(source)!r} is not valid JSON: {err}") from None
-        return board_from_dict(data)
+            return board_from_dict(data)
+        except InvalidOptionError as exc:
+            raise InvalidOptionError(f"{os.fspath(source)}: {exc}") from None
     raise InvalidOptionError(
         f"board must be None, 'default', a path to a JSON board file, a dict or a Board; "
         f"got {type(source).__name__}"

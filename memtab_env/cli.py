@@ -50,9 +50,22 @@ def simulate_main(argv: Sequence[str]) -> int:
     ap.add_argument("--rotate", action="store_true", help="rotate seats every game")
     ap.add_argument("--records", default=None,
                     help="write records: a folder (one .json per game) or a .jsonl file")
+    ap.add_argument("--trust-pickle", action="store_true",
+                    help="load model files with Stable-Baselines3's unpickling loader (runs code from "
+                         "the file); default: as data (weights and plain settings)")
     args = ap.parse_args(argv)
     names = [s.strip() for s in args.agents.split(",") if s.strip()]
-    players = [agent_lib.make(n, game=args.game) for n in names]
+    if args.records:
+        from pathlib import Path
+
+        from memtab_env.benchmark.cli import check_writable
+        from memtab_env.record import check_records_target
+
+        rec = Path(args.records)
+        check_writable(rec if rec.suffix in (".jsonl", ".gz") else rec / "game_000000.json")
+        check_records_target(rec)
+    extra = {"trust_pickle": True} if args.trust_pickle else {}
+    players = [agent_lib.make(n, game=args.game, **(extra if n.endswith(".zip") else {})) for n in names]
     env = make_raw_env(args.game, num_players=len(players), memory=args.memory)
     totals = np.zeros(len(players))
     records = []
@@ -79,27 +92,56 @@ def simulate_main(argv: Sequence[str]) -> int:
 
 
 def replay_main(argv: Sequence[str]) -> int:
+    """``memtab replay``: check that record files replay; report on every file."""
     from memtab_env.errors import RecordError
-    from memtab_env.record import read_records, replay
+    from memtab_env.record import iter_records, replay
 
-    ap = argparse.ArgumentParser(prog="memtab replay", description="Check that records replay.")
-    ap.add_argument("paths", nargs="+", help=".json / .jsonl files or folders of .json files")
+    ap = argparse.ArgumentParser(
+        prog="memtab replay",
+        description="Check that records replay through the rules engine; every file is reported on, "
+                    "a bad one does not stop the others. Records are data: nothing in them is run, "
+                    "and a board file they name is refused (records hold their board inline).")
+    ap.add_argument("paths", nargs="+", help=".json / .jsonl / .jsonl.gz files or folders of .json files")
+    ap.add_argument("--reproduce", type=int, default=0, metavar="N",
+                    help="also play the first N records of each file again with the agents they name "
+                         "(their 'agents' field: built-in names, or labels given with --agent) and "
+                         "report any action those agents do not choose")
+    ap.add_argument("--agent", action="append", default=[], metavar="LABEL=NAME_OR_PATH",
+                    help="the agent behind a label of the records' 'agents' field (for --reproduce)")
     args = ap.parse_args(argv)
-    bad = good = 0
+    if args.reproduce < 0:
+        ap.error("--reproduce takes a count >= 0")
+    mapping = {}
+    for item in args.agent:
+        label, eq, spec = item.partition("=")
+        if not eq or not label or not spec:
+            ap.error(f"--agent takes LABEL=NAME_OR_PATH, got {item!r}")
+        mapping[label] = spec
+    bad_files = good = bad = 0
     for path in args.paths:
+        file_bad = 0
         try:
-            for i, rec in enumerate(read_records(path)):
+            for i, (where, rec) in enumerate(iter_records(path)):
                 try:
                     replay(rec)
+                    if i < args.reproduce:
+                        from memtab_env.benchmark.reproduce import record_players, reproduce_game
+
+                        why = reproduce_game(rec, record_players(rec, mapping, where))
+                        if why is not None:
+                            raise RecordError(f"not reproduced by the agents it names: {why}")
                     good += 1
                 except RecordError as exc:
                     bad += 1
-                    print(f"{path} record {i}: REJECTED: {exc}")
+                    file_bad += 1
+                    print(f"{where}: record {i}: REJECTED: {exc}")
         except RecordError as exc:
-            bad += 1
+            file_bad += 1
             print(f"{path}: REJECTED: {exc}")
-    print(f"{good} record(s) replay, {bad} rejected")
-    return 1 if bad else 0
+        bad_files += bool(file_bad)
+        print(f"{path}: {'ok' if not file_bad else f'{file_bad} problem(s)'}")
+    print(f"{good} record(s) replay, {bad} rejected; {bad_files} of {len(args.paths)} file(s) with problems")
+    return 1 if bad_files else 0
 
 
 COMMANDS = {"simulate": simulate_main, "replay": replay_main}

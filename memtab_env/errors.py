@@ -23,5 +23,34 @@ class InvalidOptionError(MemTabError, ValueError):
     """An unknown option, or an option value outside what is allowed."""
 
 
+class NotResetError(MemTabError, RuntimeError):
+    """An env was stepped or observed before its first ``reset()``."""
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as an int if it is a non-negative integer (a bool, float or string is
+    refused, never truncated); raises :class:`InvalidOptionError`."""
+    import numpy as np
+
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
+        raise InvalidOptionError(f"seed must be None or a non-negative integer, got {seed!r:.60} "
+                                 f"({type(seed).__name__})")
+    return int(seed)
+
+
+def check_finite(name: str, value: object) -> float:
+    """``value`` as a float if it is a finite real number; raises :class:`InvalidOptionError`
+    (NaN and infinities are refused: they would poison every return they enter)."""
+    import math
+
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        out = math.nan
+    if isinstance(value, (bool, str)) or not math.isfinite(out):
+        raise InvalidOptionError(f"{name} must be a finite number, got {value!r:.60}")
+    return out
+
+
 class RecordError(MemTabError, ValueError):
     """A game record that is malformed, from another version, or does not replay."""

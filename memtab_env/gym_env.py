@@ -48,7 +48,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError
+from memtab_env.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    MemTabError,
+    NotResetError,
+    check_finite,
+    check_seed,
+)
 from memtab_env.registry import game_spec, load
 
 OBS_MODES = ("flat", "dict")
@@ -116,7 +123,7 @@ class SingleAgentEnv(gym.Env):
         self.learner_seat_option = learner_seat
         self.obs_mode = obs_mode
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = check_finite("illegal_penalty", illegal_penalty)
         self.render_mode = render_mode
         self._game_options = dict(game_options, num_players=n)
         self.opponents = self._make_opponents(opponents, n - 1)
@@ -234,19 +241,51 @@ class SingleAgentEnv(gym.Env):
 
     @staticmethod
     def _as_action(action: Any) -> int | None:
-        """``action`` as a Python int if it is an integral number (not a bool), else None."""
+        """``action`` as a Python int if it is an integer (``int``, a numpy integer or a 0-d
+        integer array; never a bool, a float or a string), else None: an illegal action."""
         if type(action) is int:
             return action
-        if isinstance(action, (bool, np.bool_)):
-            return None
-        try:
-            value = int(action)
-            return value if float(action) == value else None
-        except (TypeError, ValueError, OverflowError):
-            return None
+        if isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.shape == ()
+                                              and action.dtype.kind in "iu"):
+            return int(action)
+        return None
 
     # -- Gymnasium API ------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        # bad input is refused before anything changes (a failed reset leaves the view as it
+        # was); a given layout that ends before the learner's first action is only found by
+        # playing it, so the view (opponents included) is restored from a copy then
+        if seed is not None:
+            check_seed(seed)
+        if options and "layout" in options:
+            self.game.from_layout(options["layout"])
+        saved = self._save() if options else None
+        try:
+            return self._reset(seed, options)
+        except MemTabError:
+            if saved is not None:
+                vars(self).update(saved[0])
+                vars(self.aec).update(saved[1])
+            raise
+
+    #: attributes that a reset never changes (the configuration), left out of :meth:`_save`
+    _FIXED = frozenset({"aec", "game", "game_spec", "spec", "action_space", "observation_space",
+                        "encoder", "_renderer", "observation_spaces", "action_spaces", "state_space",
+                        "possible_agents", "agent_name_mapping", "memory_spec", "_ezpickle_args",
+                        "_ezpickle_kwargs"})
+
+    def _save(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """A deep copy of everything a reset changes (the view, its opponents and its AEC
+        env), or None if something in it cannot be copied."""
+        import copy
+
+        try:
+            return copy.deepcopy(({k: v for k, v in vars(self).items() if k not in self._FIXED},
+                                  {k: v for k, v in vars(self.aec).items() if k not in self._FIXED}))
+        except Exception:  # an opponent that cannot be copied: no restore
+            return None
+
+    def _reset(self, seed: int | None, options: dict[str, Any] | None):
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.learner_seat = int(self.np_random.integers(self.game.num_players))
@@ -276,6 +315,8 @@ class SingleAgentEnv(gym.Env):
         return self._observe(redeals=redeals)
 
     def step(self, action: Any):
+        if self.aec.game_state is None:
+            raise NotResetError("step() before the first reset(): call reset() first")
         aec, learner = self.aec, self._learner_agent
         if aec.terminations[learner] or aec.truncations[learner]:
             raise gym.error.ResetNeeded("the episode is over: call reset() before step()")

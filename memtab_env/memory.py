@@ -16,8 +16,9 @@ spec          an observer remembers a face-down card when ...
               card is forgotten with probability ``p`` (0 <= p <= 1), independently per
               observer, drawn from per-observer seeded streams; the card just revealed is
               then added. Same seed, same forgetting.
-``window:k``  it is among the ``k`` most recent reveals (k >= 0; a card revealed twice
-              counts from its latest reveal).
+``window:k``  it is among the ``k`` most recent reveals (0 <= k <= 1000000, the bound
+              :data:`MAX_WINDOW`; a card revealed twice counts from its latest reveal; a
+              window longer than a game is ``perfect``).
 ============  ============================================================================
 
 Cards face up right now and cards in a tableau are visible to everybody under every
@@ -35,7 +36,9 @@ import numpy as np
 from memtab_env.errors import InvalidOptionError
 
 MEMORY_KINDS = ("perfect", "none", "decay", "window")
-_ALLOWED = "'perfect', 'none', 'decay:p' (0 <= p <= 1) or 'window:k' (integer k >= 0)"
+#: largest window of ``window:k`` (longer than any game: a larger one would be ``perfect``)
+MAX_WINDOW = 1_000_000
+_ALLOWED = "'perfect', 'none', 'decay:p' (0 <= p <= 1) or 'window:k' (integer 0 <= k <= 1000000)"
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,9 @@ def parse_memory(spec: str | MemorySpec) -> MemorySpec:
             raise InvalidOptionError(
                 f"memory {spec!r}: window needs an integer size, e.g. 'window:6'; allowed: {_ALLOWED}"
             ) from None
-        if k < 0:
-            raise InvalidOptionError(f"memory {spec!r}: window size must be >= 0; allowed: {_ALLOWED}")
+        if not 0 <= k <= MAX_WINDOW:
+            raise InvalidOptionError(f"memory {spec!r}: window size must be in [0, {MAX_WINDOW}]; "
+                                     f"allowed: {_ALLOWED}")
         return MemorySpec("window", k)
     raise InvalidOptionError(f"unknown memory model {spec!r}; allowed: {_ALLOWED}")
 

@@ -20,6 +20,7 @@ import contextlib
 import gzip
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -27,7 +28,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from memtab_env import __version__
+from memtab_env import __version__, untrusted
 from memtab_env.errors import MemTabError, RecordError
 from memtab_env.registry import game_spec, load
 from memtab_env.rewards import win_rewards
@@ -75,15 +76,101 @@ def make_record(env: Any) -> dict[str, Any]:
     }
 
 
-def _engine_for(record: dict[str, Any]) -> Any:
+#: largest seed a record may name (numpy seeds are non-negative integers)
+MAX_SEED = 2**128
+_SCALAR = (str, int, float, bool, type(None))
+
+
+def _bad(field: str, what: str) -> RecordError:
+    return RecordError(f"field {field}: {what}")
+
+
+def check_record(record: Any) -> dict[str, Any]:
+    """Check the shape of ``record`` (types of the core fields, sizes, ranges) before it
+    touches an engine; return it or raise :class:`RecordError` naming the field, what it
+    holds and what is allowed. Unknown extra fields are allowed (``docs/record_format.md``)."""
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
+    missing = [k for k in REQUIRED if k not in record]
+    if missing:
+        raise RecordError(f"record is missing field(s) {missing}")
+    if record["format"] != FORMAT:
+        raise _bad("format", f"unknown record format {record['format']!r:.60}; this package reads {FORMAT!r}")
+    for key in ("game", "env_id"):
+        if not isinstance(record[key], str):
+            raise _bad(key, f"expected a string, got {type(record[key]).__name__}")
+    options = record["options"]
+    if not isinstance(options, dict):
+        raise _bad("options", f"expected an object, got {type(options).__name__}")
+    for key, value in options.items():
+        if not isinstance(value, _SCALAR) and not (key == "board" and isinstance(value, dict)):
+            raise _bad(f"options.{key}", f"expected a string, number, boolean or null, got "
+                       f"{type(value).__name__}")
+    for key in ("num_players", "first_player"):
+        value = record[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 64:
+            raise _bad(key, f"expected an integer in [0, 64], got {value!r:.60}")
+    seed = record.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_SEED):
+        raise _bad("seed", f"expected null or an integer in [0, 2**128), got {seed!r:.60}")
+    if record.get("deal", "seed") not in ("seed", "layout"):
+        raise _bad("deal", f"expected 'seed' or 'layout', got {record.get('deal')!r:.60}")
+    layout = record["layout"]
+    if not isinstance(layout, list) or not all(isinstance(c, (str, int)) and not isinstance(c, bool)
+                                               for c in layout):
+        raise _bad("layout", "expected a list of card codes (strings) or kind ids")
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise _bad("actions", f"expected a list, got {type(actions).__name__}")
+    for i, entry in enumerate(actions):
+        if not isinstance(entry, dict) or "player" not in entry or "action" not in entry:
+            raise _bad(f"actions[{i}]", "an action entry is an object with 'player' and 'action'")
+        for key in ("player", "action"):
+            value = entry[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**31:
+                raise _bad(f"actions[{i}].{key}", f"expected a non-negative integer, got {value!r:.60}")
+        for key, value in entry.items():
+            if not isinstance(value, _SCALAR):
+                raise _bad(f"actions[{i}].{key}", f"expected a scalar, got {type(value).__name__}")
+    result = record["result"]
+    if not isinstance(result, dict):
+        raise _bad("result", f"expected an object, got {type(result).__name__}")
+    kinds = {"over": bool, "instant_win": bool, "scores": list, "winners": list, "rewards": list,
+             "illegal_action": dict}
+    for key, kind in kinds.items():
+        if key in result and not isinstance(result[key], kind):
+            raise _bad(f"result.{key}", f"expected {kind.__name__}, got {type(result[key]).__name__}")
+    for key in ("scores", "winners", "rewards"):
+        for k, v in enumerate(result.get(key, [])):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or abs(v) > 1e12:
+                raise _bad(f"result.{key}[{k}]", f"expected a finite number, got {v!r:.60}")
+    illegal = result.get("illegal_action")
+    if illegal is not None:
+        p = illegal.get("player")
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < record["num_players"]:
+            raise _bad("result.illegal_action.player", f"expected a seat, got {p!r:.60}")
+        if not isinstance(illegal.get("action"), _SCALAR):
+            raise _bad("result.illegal_action.action", "expected a scalar")
+    return record
+
+
+def _engine_for(record: dict[str, Any], root: Path | None = None, base: Path | None = None) -> Any:
     spec = game_spec(record["game"])
     if record["env_id"] != spec.env_id:
         raise RecordError(
-            f"record is for env {record['env_id']!r} but this package plays {record['game']!r} "
+            f"record is for env {record['env_id']!r:.60} but this package plays {record['game']!r} "
             f"as {spec.env_id!r} (memtab-env {__version__}); records of other versions do not replay"
         )
     engine_cls = load(spec.engine)
     opts = {k: v for k, v in record["options"].items() if k in engine_cls.default_options}
+    board = opts.get("board")
+    if isinstance(board, str) and board != "default":
+        # a board file named by a record: only inside the records' own tree
+        if root is None:
+            raise _bad("options.board", f"names the file {board!r:.80}; a record read without a "
+                       "results tree may only hold its board inline")
+        opts["board"] = untrusted.resolve_inside(board, base or root, [root], RecordError, "record",
+                                                 ("options", "board"))
     opts.setdefault("num_players", record["num_players"])
     opts.setdefault("first_player", record["first_player"])
     if opts["num_players"] != record["num_players"] or opts["first_player"] != record["first_player"]:
@@ -91,32 +178,35 @@ def _engine_for(record: dict[str, Any]) -> Any:
     return engine_cls(**opts)
 
 
-def replay(record: dict[str, Any]) -> tuple[Any, Any]:
+def replay(record: dict[str, Any], root: str | os.PathLike[str] | None = None,
+           base: str | os.PathLike[str] | None = None) -> tuple[Any, Any]:
     """Re-run ``record`` through the engine; return ``(game, final_state)``.
 
     Raises :class:`RecordError` naming the first point where the record diverges from what
     the rules produce (a different revealed card, the wrong player, an illegal action, a
-    different result), or what is malformed.
+    different result), or what is malformed (:func:`check_record`). A board file named in
+    the record's options is read only when it lies inside ``root`` (relative paths from
+    ``base``, default ``root``); without ``root`` a record must hold its board inline.
     """
-    if not isinstance(record, dict):
-        raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
-    missing = [k for k in REQUIRED if k not in record]
-    if missing:
-        raise RecordError(f"record is missing field(s) {missing}")
-    if record["format"] != FORMAT:
-        raise RecordError(f"unknown record format {record['format']!r}; this package reads {FORMAT!r}")
+    check_record(record)
     try:
-        game = _engine_for(record)
+        game = _engine_for(record, None if root is None else Path(root),
+                           None if base is None else Path(base))
         state = game.from_layout(record["layout"])
     except MemTabError as exc:
+        if isinstance(exc, RecordError):
+            raise
+        raise RecordError(f"record does not describe a valid game: {exc}") from exc
+    except (TypeError, ValueError, OverflowError) as exc:
         raise RecordError(f"record does not describe a valid game: {exc}") from exc
     if record.get("deal", "seed") == "seed" and record.get("seed") is not None:
         dealt = game.layout_codes(game.new_game(np.random.default_rng(int(record["seed"]))))
         if dealt != list(record["layout"]):
+            first = next((i for i, (a, b) in enumerate(zip(dealt, record["layout"], strict=False)) if a != b),
+                         min(len(dealt), len(record["layout"])))
             raise RecordError(
                 f"layout does not match the deal of seed {record['seed']} (deal='seed'); "
-                f"first difference at position "
-                f"{next(i for i, (a, b) in enumerate(zip(dealt, record['layout'], strict=False)) if a != b)}"
+                f"first difference at position {first}"
             )
     result = record["result"]
     illegal = result.get("illegal_action")
@@ -134,7 +224,7 @@ def replay(record: dict[str, Any]) -> tuple[Any, Any]:
             )
         try:
             t = game.apply_inplace(state, entry["action"])
-        except MemTabError as exc:
+        except (MemTabError, IndexError, TypeError, ValueError, OverflowError) as exc:
             raise RecordError(f"{where}: not legal here: {exc}") from exc
         if t.revealed:
             card = codes[t.revealed[0][0]]
@@ -148,7 +238,7 @@ def replay(record: dict[str, Any]) -> tuple[Any, Any]:
             raise RecordError("result.illegal_action does not name the player on turn")
         try:
             game.apply(state, illegal.get("action"))
-        except MemTabError:
+        except (MemTabError, IndexError, TypeError, ValueError, OverflowError):
             pass
         else:
             raise RecordError(f"result.illegal_action {illegal!r} is a legal action")
@@ -199,10 +289,22 @@ def write_json_atomic(path: str | os.PathLike[str], obj: Any, indent: int | None
         f.write("\n")
 
 
+def check_records_target(path: str | os.PathLike[str]) -> None:
+    """Refuse (:class:`RecordError`) a records folder that already holds files: two runs'
+    records never mix. A file target is replaced whole, so it is always allowed."""
+    path = Path(path)
+    if path.name.endswith(".jsonl.gz") or path.suffix == ".jsonl":
+        return
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise RecordError(f"{path}: already exists and is not an empty folder; records of two runs "
+                          "never mix: choose a new folder (or a .jsonl / .jsonl.gz file)")
+
+
 def write_records(records: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> None:
     """Write records atomically: ``.jsonl`` (one JSON object per line), ``.jsonl.gz`` (the
     same, gzip-compressed, reproducible bytes), or any other path as a folder that gets one
-    ``game_NNNNNN.json`` file per record."""
+    ``game_NNNNNN.json`` file per record. A folder is written under a temporary name and
+    renamed into place; it must not exist or be empty (:func:`check_records_target`)."""
     path = Path(path)
     if path.name.endswith(".jsonl.gz"):
         with atomic_file(path, binary=True) as raw, \
@@ -214,39 +316,71 @@ def write_records(records: Iterable[dict[str, Any]], path: str | os.PathLike[str
             for rec in records:
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
     else:
-        for i, rec in enumerate(records):
-            write_json_atomic(path / f"game_{i:06d}.json", rec)
+        check_records_target(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+        umask = os.umask(0)
+        os.umask(umask)
+        try:
+            os.chmod(tmp, 0o777 & ~umask)
+            for i, rec in enumerate(records):
+                with open(tmp / f"game_{i:06d}.json", "w") as f:
+                    json.dump(rec, f, indent=1)
+                    f.write("\n")
+            check_records_target(path)
+            if path.exists():
+                path.rmdir()
+            os.rename(tmp, path)
+        except BaseException:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
 
 
-def _read_lines(path: Path, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    for n, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RecordError(f"{path}:{n}: not valid JSON: {exc}") from exc
+def iter_records(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
+                 ) -> Iterator[tuple[str, Any]]:
+    """``(where, record)`` for every record of a ``.jsonl`` / ``.jsonl.gz`` file (``where``
+    is ``FILE:LINE``), a ``.json`` file (``FILE``) or a folder of ``.json`` files (sorted).
+
+    Files are untrusted data (:mod:`memtab_env.untrusted`): only regular files are read,
+    within size limits, as strict UTF-8 JSON; anything else raises :class:`RecordError`
+    naming the file and the line. With ``root``, every file of a folder must resolve
+    (links followed) inside ``root``. Records are not validated here (:func:`replay` does)."""
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such file or folder") from None
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            names = sorted(p for p in path.iterdir() if p.name.endswith(".json"))
+        except OSError as exc:
+            raise RecordError(f"{path}: cannot list the folder ({exc.strerror or exc})") from None
+        if not names:
+            raise RecordError(f"{path}: a folder of records without any .json file")
+        for p in names:
+            if root is not None:
+                untrusted.resolve_inside(p.name, path, [Path(root)], RecordError, str(path), (p.name,))
+            yield str(p), untrusted.load_json(p, RecordError)
+    elif path.name.endswith(".jsonl.gz") or path.suffix == ".jsonl":
+        empty = True
+        for n, line in untrusted.iter_lines(path, RecordError):
+            empty = False
+            yield f"{path}:{n}", untrusted.loads_json(line, str(path), RecordError, line=n)
+        if empty:
+            raise RecordError(f"{path}: empty; a records file holds one JSON record per line")
+    elif path.name.endswith(".gz"):
+        raise RecordError(f"{path}: a compressed records file must end in .jsonl.gz")
+    else:
+        yield str(path), untrusted.load_json(path, RecordError)
 
 
 def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """Read records from a ``.jsonl`` / ``.jsonl.gz`` file, a ``.json`` file or a folder of
-    ``.json`` files; :class:`RecordError` names the file (and line) that is not JSON."""
-    path = Path(path)
-    if not path.exists():
-        raise RecordError(f"{path}: no such file or folder")
-    if path.is_dir():
-        for p in sorted(path.glob("*.json")):
-            yield from read_records(p)
-    elif path.name.endswith(".gz"):
-        try:
-            with gzip.open(path, "rt") as f:
-                yield from _read_lines(path, f)
-        except (OSError, EOFError) as exc:
-            raise RecordError(f"{path}: not a readable gzip file ({exc})") from exc
-    elif path.suffix == ".jsonl":
-        with open(path) as f:
-            yield from _read_lines(path, f)
-    else:
-        try:
-            yield json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{path}: not valid JSON: {exc}") from exc
+    ``.json`` files (see :func:`iter_records`); :class:`RecordError` names the file and
+    line that cannot be read."""
+    for _, rec in iter_records(path):
+        yield rec

@@ -72,7 +72,8 @@ def test_tampered_result_is_refused(results, capsys):
     fig["win_rate"], fig["win_rate_ci"] = 0.75, [0.5, 0.9]
     path.write_text(json.dumps(obj))
     assert _lb(results) == 1
-    assert "its records give" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "field runs[0].opponents.greedy" in out and "random.json:" in out
 
 
 @pytest.mark.parametrize("edit,message", [

@@ -41,11 +41,12 @@ def _broken(result, edit):
     (lambda r: r["track"].update(id="memtab-7p"), "unknown track"),
     (lambda r: r["track"]["options"].update(memory="none"), "track.options"),
     (lambda r: r.update(seeds=[5, 6]), "not the evaluation deals"),
-    (lambda r: r.pop("agent"), "missing field 'agent'"),
+    (lambda r: r.pop("agent"), r"agent: missing"),
     (lambda r: r["runs"][0]["opponents"].pop("expert"), "opponents"),
     (lambda r: r["runs"][0]["opponents"]["greedy"].update(win_rate="high"), "expected int or float"),
     (lambda r: r["runs"][0]["opponents"]["greedy"].update(games=7), "7 games"),
-    (lambda r: r["runs"][0]["overall"].update(win_rate=1.5), "not an interval"),
+    (lambda r: r["runs"][0]["overall"].update(win_rate=1.5), r"win_rate: 1\.5 is outside \[0\.0, 1"),
+    (lambda r: r["runs"][0]["overall"].update(win_rate_ci=[0.9, 0.1]), "not an interval"),
     (lambda r: r["agent"]["runs"][0].update(kind="pickle"), "kind"),
 ])
 def test_bad_results_are_rejected_with_the_reason(result, edit, message):

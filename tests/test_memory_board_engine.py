@@ -208,7 +208,7 @@ def test_a_landscape_may_have_several_regions_of_four():
 
 
 def test_unreadable_board_files_are_rejected(tmp_path):
-    with pytest.raises(InvalidOptionError, match="cannot read board file"):
+    with pytest.raises(InvalidOptionError, match="missing.json: no such file"):
         load_board(str(tmp_path / "missing.json"))
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")

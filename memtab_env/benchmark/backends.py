@@ -18,15 +18,16 @@ Backends:
   needs memtab-env installed, and a model given as a path must exist at that path on
   every node.
 
-Loading a saved model unpickles code (Stable-Baselines3 zips hold pickled objects): the
-benchmark loads only the paths a user names on the command line, never one read from a
-result file or a record.
+A saved model is loaded as data (its weights and plain settings, nothing unpickled:
+:mod:`memtab_env.agents.model_data`); only a user's explicit ``--trust-pickle`` lets a
+model file be unpickled, and only a path named on the command line.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,11 +50,14 @@ class AgentSpec:
         spec: a built-in agent name of the track's game, or a path to a saved model.
         label: the name shown in tables and records.
         kwargs: keyword arguments for :func:`memtab_env.agents.make`, as sorted ``(name, value)`` pairs.
+        trust_pickle: load a model file with Stable-Baselines3's unpickling loader (the
+            command line's explicit ``--trust-pickle``; never from a result or record).
     """
 
     spec: str
     label: str = ""
     kwargs: tuple[tuple[str, Any], ...] = field(default_factory=tuple)
+    trust_pickle: bool = False
 
     @property
     def name(self) -> str:
@@ -63,7 +67,10 @@ class AgentSpec:
         """A fresh agent for ``game``."""
         from memtab_env import agents
 
-        return agents.make(self.spec, game=game, **dict(self.kwargs))
+        kwargs = dict(self.kwargs)
+        if self.trust_pickle and self.spec.endswith(".zip"):
+            kwargs["trust_pickle"] = True
+        return agents.make(self.spec, game=game, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -108,7 +115,7 @@ def run_job(job: Job) -> list[dict[str, Any]]:
         env = _ENVS[env_key] = make_raw_env(track.game, **track.options)
     players = []
     for slot, spec in enumerate(job.lineup):
-        key = (spec.spec, json.dumps(dict(spec.kwargs), sort_keys=True), track.game, slot)
+        key = (spec.spec, json.dumps(dict(spec.kwargs), sort_keys=True), track.game, slot, spec.trust_pickle)
         if key not in _AGENTS:
             _AGENTS[key] = spec.build(track.game)
         players.append(_AGENTS[key])
@@ -186,6 +193,73 @@ def one_thread_per_worker() -> None:
         os.environ.setdefault(var, "1")
 
 
+def die_with_parent() -> None:
+    """Worker initializer: the worker ends when its parent does, even one killed with
+    SIGKILL (Linux: ``PR_SET_PDEATHSIG``; elsewhere a thread that watches the parent)."""
+    import signal
+    import threading
+    import time
+
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the call above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _init_worker() -> None:
+    one_thread_per_worker()
+    die_with_parent()
+
+
+def _tracked(job: Job, index: int, folder: str) -> list[dict[str, Any]]:
+    """:func:`run_job` in a worker, leaving ``folder/<pid>`` with the job's index while it
+    runs: the job of a worker that dies can then be named."""
+    mark = os.path.join(folder, str(os.getpid()))
+    with open(mark, "w") as f:
+        f.write(str(index))
+    out = run_job(job)
+    os.unlink(mark)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def describe_job(job: Job) -> str:
+    """One line naming a job: track, deals, rotations and lineup."""
+    deals = [d for d, _ in job.deals]
+    span = f"deal {deals[0]}" if len(deals) == 1 else f"deals {deals[0]}..{deals[-1]}"
+    tag = ", ".join(f"{k} {v}" for k, v in job.tag)
+    return (f"track {job.track if isinstance(job.track, str) else job.track.id}, {span} "
+            f"(seeds {job.deals[0][1]}..{job.deals[-1][1]}), lineup {[a.name for a in job.lineup]}"
+            + (f", {tag}" if tag else ""))
+
+
 class MultiprocessingBackend(Backend):
     """A pool of ``workers`` local processes (``spawn``: safe with numba and torch)."""
 
@@ -199,18 +273,35 @@ class MultiprocessingBackend(Backend):
 
     def run(self, jobs: Sequence[Job], progress: Progress | None = None) -> list[list[dict[str, Any]]]:
         import multiprocessing as mp
+        import tempfile
         from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
 
         results: list[list[dict[str, Any]] | None] = [None] * len(jobs)
-        with ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
-                                 initializer=one_thread_per_worker) as pool:
-            futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
+        with tempfile.TemporaryDirectory(prefix="memtab-jobs-") as marks, \
+                ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
+                                    initializer=_init_worker) as pool:
+            futures = {pool.submit(_tracked, job, i, marks): i for i, job in enumerate(jobs)}
             try:
                 for fut in as_completed(futures):
                     i = futures[fut]
                     results[i] = fut.result()
                     if progress is not None:
                         progress(i, _games(jobs[i]))
+            except BrokenProcessPool as exc:
+                for fut in futures:
+                    fut.cancel()
+                lost = []
+                for name in os.listdir(marks):
+                    if not name.isdigit() or _alive(int(name)):
+                        continue  # still playing: not the one that died
+                    with open(os.path.join(marks, name)) as f:
+                        k = int(f.read() or -1)
+                    if 0 <= k < len(jobs):
+                        lost.append(f"job {k} ({describe_job(jobs[k])}) in worker {name}")
+                what = "; ".join(lost) or "a job that had not reported yet"
+                raise BenchmarkError(f"a worker process died (killed or crashed) while playing {what}; "
+                                     "nothing was written") from exc
             except BaseException:
                 for fut in futures:
                     fut.cancel()

@@ -86,8 +86,9 @@ def evaluate_main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(
         prog="memtab evaluate",
         description="Play a track's evaluation deals against its reference opponents (every deal once "
-                    "per seat rotation) and report win rates with 95% intervals. Loading a saved "
-                    "model unpickles code: only name model files you trust.",
+                    "per seat rotation) and report win rates with 95% intervals. A saved model is "
+                    "loaded as data (weights and plain settings, nothing unpickled) unless "
+                    "--trust-pickle is given.",
         epilog=_tracks_text(), formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agent", action="append", required=True, metavar="NAME_OR_PATH",
                     help="built-in agent name or saved model (.zip); repeat for several training runs "
@@ -102,6 +103,10 @@ def evaluate_main(argv: Sequence[str]) -> int:
     ap.add_argument("--out", default=None, metavar="FILE", help="write the result JSON here")
     ap.add_argument("--records", default=None, metavar="PATH",
                     help="write one record per game: a .jsonl.gz or .jsonl file, or a folder")
+    ap.add_argument("--trust-pickle", action="store_true",
+                    help="load model files with Stable-Baselines3's own loader, which unpickles (runs "
+                         "code from the file); default: rebuild the policy from its weights and plain "
+                         "settings, and refuse a file that needs unpickling")
     ap.add_argument("--from-records", default=None, metavar="PATH",
                     help="play nothing: recompute the result from the records of an earlier evaluation "
                          "of the same agent(s) (e.g. after the track's anchors changed); the result "
@@ -111,10 +116,19 @@ def evaluate_main(argv: Sequence[str]) -> int:
     track = get_track(args.track)
     deals = track.deals if args.games is None else args.games
     track.seeds(deals)  # checks the range
+    if args.out:
+        check_writable(Path(args.out))
+    if args.records:
+        from memtab_env.record import check_records_target
+
+        rec = Path(args.records)
+        check_writable(rec if rec.name.endswith((".jsonl", ".jsonl.gz")) else rec / "game_000000.json")
+        check_records_target(rec)
     kwargs = _kwargs(args.agent_kwargs)
     if len(args.agent) > 1 and not args.name:
         raise InvalidOptionError("several --agent runs need --name (the label of the method)")
-    agents = [resolve_agent(a, track.game, kwargs, args.name) for a in args.agent]
+    agents = [resolve_agent(a, track.game, kwargs, args.name, build=not args.from_records,
+                            trust_pickle=args.trust_pickle) for a in args.agent]
     label = args.name or agents[0][0].name
     console = _console()
     how = (f"from the records in {args.from_records}" if args.from_records
@@ -186,7 +200,7 @@ def _print_result(console: Any, result: dict[str, Any]) -> None:
                       f"[{lo:.3f}, {hi:.3f}] (stratified bootstrap, 95%)")
 
 
-def _parse_agents(text: str, game: str) -> list[AgentSpec]:
+def _parse_agents(text: str, game: str, trust_pickle: bool = False) -> list[AgentSpec]:
     from memtab_env.benchmark.evaluate import resolve_agent
 
     out = []
@@ -196,7 +210,7 @@ def _parse_agents(text: str, game: str) -> list[AgentSpec]:
         label, eq, spec = item.partition("=")
         if not eq:
             label, spec = "", item
-        out.append(resolve_agent(spec, game, label=label or None)[0])
+        out.append(resolve_agent(spec, game, label=label or None, trust_pickle=trust_pickle)[0])
     return out
 
 
@@ -221,6 +235,9 @@ def tournament_main(argv: Sequence[str]) -> int:
     ap.add_argument("--games", type=int, default=50, metavar="N",
                     help="deals per table (default 50), each played once per seat rotation")
     ap.add_argument("--out", default=None, metavar="FILE", help="write the summary JSON here")
+    ap.add_argument("--trust-pickle", action="store_true",
+                    help="load model files with Stable-Baselines3's unpickling loader (runs code from "
+                         "the file); default: as data")
     ap.add_argument("--plot", default=None, metavar="FILE.png",
                     help="write the plot here (default: next to --out; without --out, no plot); "
                          "'none' for no plot. Nothing is written unless --out or --plot asks")
@@ -228,7 +245,9 @@ def tournament_main(argv: Sequence[str]) -> int:
     args = ap.parse_args(list(argv))
     track = get_track(args.track)
     track.seeds(args.games)
-    agents = _parse_agents(args.agents, track.game)
+    if args.out:
+        check_writable(Path(args.out))
+    agents = _parse_agents(args.agents, track.game, args.trust_pickle)
     console = _console()
     backend = make_backend(args.backend, args.workers, args.ray_address)
     jobs = tournament_jobs(track, agents, args.games, args.games)
@@ -282,6 +301,27 @@ def _write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a count >= 0, got {value}")
+    return value
+
+
+def check_writable(path: Path) -> None:
+    """Fail now (:class:`InvalidOptionError`) if ``path`` cannot be written: before any
+    work, not after it."""
+    parent = path.parent if str(path.parent) else Path(".")
+    probe = parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if path.is_dir():
+        raise InvalidOptionError(f"{path}: is a folder; give the path of a file to write")
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK) or \
+            (path.exists() and not os.access(path, os.W_OK)):
+        raise InvalidOptionError(f"{path}: cannot be written (no write permission in {probe})")
+
+
 def leaderboard_main(argv: Sequence[str]) -> int:
     """``memtab leaderboard``: rebuild LEADERBOARD.md from the result files, replaying records."""
     from memtab_env.benchmark.leaderboard import build
@@ -297,19 +337,37 @@ def leaderboard_main(argv: Sequence[str]) -> int:
                     help="write nothing; fail if the page is not what the results give")
     ap.add_argument("--skip-invalid", action="store_true",
                     help="leave rejected results out and write the page anyway (still exits 1)")
+    ap.add_argument("--reproduce", type=_count, default=0, metavar="N",
+                    help="also re-play N recorded games per result (chosen at random) with the agent "
+                         "the result names and refuse the result if it does not choose the recorded "
+                         "actions (default 0)")
+    ap.add_argument("--reproduce-seed", type=int, default=None, metavar="S",
+                    help="seed of the choice of games to re-play (default: fresh, printed)")
     args = ap.parse_args(list(argv))
     console = _console()
+    seed = args.reproduce_seed
+    if args.reproduce:
+        import secrets
+
+        seed = secrets.randbits(32) if seed is None else seed
+        console.print(f"re-playing {args.reproduce} recorded game(s) per result (--reproduce-seed {seed})")
+    out = Path(args.out)
+    if not args.check:
+        check_writable(out)
     rejected: list[tuple[Path, Exception]] = []
 
     def on_error(path: Path, exc: Exception) -> None:
         rejected.append((path, exc))
-        console.print(f"[red]REJECTED[/red] {exc}", soft_wrap=True)
+        console.print("[red]REJECTED[/red] ", end="", soft_wrap=True)
+        console.print(str(exc), soft_wrap=True, markup=False)
 
-    text, entries = build(args.results, args.out, on_error)
+    text, entries = build(args.results, args.out, on_error, args.reproduce, seed)
     for e in entries:
         audit = f"audited: {e.audited_games} games replayed" if e.audited_games else "no records"
-        console.print(f"accepted {e.path} ({e.label} on {e.result['track']['id']}; {audit})")
-    out = Path(args.out)
+        if args.reproduce and e.audited_games:
+            audit += f", {min(args.reproduce, e.audited_games)} reproduced by the named agent"
+        console.print(f"accepted {e.path} ({e.label} on {e.result['track']['id']}; {audit})",
+                      markup=False)
     if rejected and not args.skip_invalid:
         console.print(f"[red]{len(rejected)} result(s) rejected[/red]: {out} not written")
         return 1

@@ -27,12 +27,18 @@ from memtab_env.play import win_shares
 
 
 def resolve_agent(text: str, game: str, kwargs: dict[str, Any] | None = None,
-                  label: str | None = None) -> tuple[AgentSpec, dict[str, Any]]:
+                  label: str | None = None, build: bool = True,
+                  trust_pickle: bool = False) -> tuple[AgentSpec, dict[str, Any]]:
     """The :class:`AgentSpec` of ``text`` (a built-in name of ``game`` or the path of a saved
-    model) and its description for the result file. The agent is built once here, so a
-    wrong name or an unreadable model fails before any game. A path is loaded only
-    because the user named it (loading a model unpickles code)."""
+    model) and its description for the result file. With ``build`` the agent is built
+    once here, so a wrong name or an unreadable model fails before any game (a model is
+    loaded as data; ``trust_pickle`` is the caller's explicit opt-in to unpickling).
+    Without ``build`` (recomputing from records) nothing is loaded: a model file is only
+    hashed."""
     kwargs = dict(kwargs or {})
+    if "trust_pickle" in kwargs:
+        raise InvalidOptionError("trust_pickle is not an agent keyword argument: it is the command line's "
+                                 "--trust-pickle, never written into a result")
     try:
         json.dumps(kwargs)
     except TypeError as exc:
@@ -41,13 +47,19 @@ def resolve_agent(text: str, game: str, kwargs: dict[str, Any] | None = None,
     if path.is_file() or text.endswith(".zip"):
         if not path.is_file():
             raise InvalidOptionError(f"no model file at {text!r}")
-        spec = AgentSpec(str(path.resolve()), label or path.stem, tuple(sorted(kwargs.items())))
+        spec = AgentSpec(str(path.resolve()), label or path.stem, tuple(sorted(kwargs.items())),
+                         trust_pickle)
         desc = {"spec": text, "kind": "file", "kwargs": kwargs,
                 "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
     else:
+        from memtab_env.benchmark.reproduce import shipped_sha256
+
         spec = AgentSpec(text, label or text, tuple(sorted(kwargs.items())))
-        desc = {"spec": text, "kind": "builtin", "kwargs": kwargs, "sha256": None}
-    spec.build(game)
+        # a built-in agent is named with the package version (the result's); one that
+        # plays a shipped model file also with that file's hash
+        desc = {"spec": text, "kind": "builtin", "kwargs": kwargs, "sha256": shipped_sha256(text)}
+    if build:
+        spec.build(game)
     return spec, desc
 
 

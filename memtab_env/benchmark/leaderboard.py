@@ -14,18 +14,23 @@ dates), so rebuilding it twice gives the same bytes.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import re
+import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtab_env import untrusted
 from memtab_env.benchmark import metrics
-from memtab_env.benchmark.evaluate import summarise
-from memtab_env.benchmark.results import ResultError, load_result, read_record_file, track_of
-from memtab_env.benchmark.tracks import TRACKS
+from memtab_env.benchmark.evaluate import summarise, summary
+from memtab_env.benchmark.results import ResultError, load_result, track_of
+from memtab_env.benchmark.tracks import TRACKS, Track
 from memtab_env.errors import MemTabError, RecordError
+from memtab_env.record import iter_records
 from memtab_env.record import replay as replay_record
 
 #: relative tolerance when comparing a result's figures with its recomputed ones
@@ -45,56 +50,113 @@ class Entry:
         return str(self.result["agent"]["label"])
 
 
-def _compare(file_value: Any, recomputed: Any, where: str) -> None:
+def _compare(file_value: Any, recomputed: Any, where: str, source: str = "its records give") -> None:
+    """Raise :class:`ResultError` at the first field where ``file_value`` differs from
+    ``recomputed`` (floats within :data:`TOLERANCE`)."""
     if isinstance(recomputed, dict):
         if not isinstance(file_value, dict) or set(file_value) != set(recomputed):
             got = sorted(file_value) if isinstance(file_value, dict) else file_value
             raise ResultError(f"{where}: fields {got!r:.80} differ from the recomputed {sorted(recomputed)}")
         for k in recomputed:
-            _compare(file_value[k], recomputed[k], f"{where}.{k}")
+            _compare(file_value[k], recomputed[k], f"{where}.{k}", source)
     elif isinstance(recomputed, list):
         if not isinstance(file_value, list) or len(file_value) != len(recomputed):
-            raise ResultError(f"{where}: {file_value!r:.80} but the records give {recomputed!r:.80}")
+            raise ResultError(f"{where}: {file_value!r:.80} but {source} {recomputed!r:.80}")
         for k, (a, b) in enumerate(zip(file_value, recomputed, strict=True)):
-            _compare(a, b, f"{where}[{k}]")
-    elif isinstance(recomputed, float) and isinstance(file_value, (int, float)):
+            _compare(a, b, f"{where}[{k}]", source)
+    elif isinstance(recomputed, float) and isinstance(file_value, (int, float)) \
+            and not isinstance(file_value, bool):
         if not math.isclose(file_value, recomputed, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
-            raise ResultError(f"{where}: the file says {file_value!r}, its records give {recomputed!r}")
-    elif file_value != recomputed:
-        raise ResultError(f"{where}: the file says {file_value!r:.80}, its records give {recomputed!r:.80}")
+            raise ResultError(f"{where}: the file says {file_value!r}, {source} {recomputed!r}")
+    elif type(file_value) is not type(recomputed) or file_value != recomputed:
+        raise ResultError(f"{where}: the file says {file_value!r:.80}, {source} {recomputed!r:.80}")
 
 
-def audit(path: Path, result: dict[str, Any], replay_records: bool = True) -> int:
-    """Replay the records of ``result`` (read from ``path``) and check its figures; return
-    the number of games replayed (0 without records). Raises :class:`ResultError`.
-    ``replay_records=False`` only counts the records (a quick look, not an audit)."""
-    if not result.get("records"):
-        return 0
-    rpath = (path.parent / result["records"]).resolve()
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def derived(track: Track, runs: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
+    """Check and recompute, run by run, every figure that follows from others: the
+    intervals of the win rates (from ``win_rate`` and ``n_eff``), the overall win rate and
+    score difference (the mean over opponents, each on the same deals), the normalised
+    score and its interval (from the track's anchors). Returns the runs with those
+    figures recomputed; :class:`ResultError` names the first field that differs."""
+    out = copy.deepcopy(runs)
+    for i, run in enumerate(out):
+        where = f"{source}: runs[{i}]"
+        figs = {f"opponents.{o}": f for o, f in run["opponents"].items()}
+        figs["overall"] = run["overall"]
+        for name, f in figs.items():
+            lo, hi = metrics.wilson_interval(f["win_rate"], f["n_eff"])
+            if not (_close(f["win_rate_ci"][0], lo) and _close(f["win_rate_ci"][1], hi)):
+                raise ResultError(f"{where}.{name}.win_rate_ci: the file says {f['win_rate_ci']!r}, its "
+                                  f"win_rate and n_eff give {[lo, hi]!r}")
+            f["win_rate_ci"] = [lo, hi]
+        opps = list(run["opponents"].values())
+        for key in ("win_rate", "score_diff"):
+            mean = sum(f[key] for f in opps) / len(opps)
+            if not _close(run["overall"][key], mean):
+                raise ResultError(f"{where}.overall.{key}: the file says {run['overall'][key]!r}, the "
+                                  f"mean over opponents is {mean!r}")
+        norm = track.normalised(run["overall"]["win_rate"])
+        ci = None if norm is None else [track.normalised(x) for x in run["overall"]["win_rate_ci"]]
+        _compare(run["normalised_score"], norm, f"{where}.normalised_score", "its win rate gives")
+        _compare(run["normalised_ci"], ci, f"{where}.normalised_ci", "its win rate interval gives")
+        run["normalised_score"], run["normalised_ci"] = norm, ci
+    return out
+
+
+def audit(path: Path, result: dict[str, Any], replay_records: bool = True,
+          root: Path | None = None, reproduce: int = 0, reproduce_seed: int | None = None) -> int:
+    """Audit ``result`` (read from ``path`` in the results tree ``root``, default the
+    result's folder): replay its records, recompute every figure the leaderboard shows
+    (the runs from the records, or, without records, the figures that follow from
+    others; the summary from the runs) and refuse the result where its file says
+    otherwise; with ``reproduce``, re-play that many recorded games with the agent the
+    result names (:mod:`memtab_env.benchmark.reproduce`). On success the result holds
+    the recomputed figures. Returns the number of games replayed (0 without records).
+    Raises :class:`ResultError`. ``replay_records=False`` only counts the records (a
+    quick look, not an audit)."""
+    root = (root or path.parent).resolve()
     track = track_of(result)
-    records = []
-    try:
-        for k, rec in enumerate(read_record_file(rpath)):
-            if not replay_records:
-                records.append(None)
-                continue
-            try:
-                replay_record(rec)
-            except RecordError as exc:
-                b = rec.get("benchmark") if isinstance(rec, dict) else None
-                game = (f" (opponent {b.get('opponent')}, deal {b.get('deal')}, rotation {b.get('rotation')})"
-                        if isinstance(b, dict) else "")
-                raise ResultError(f"{path}: record {k}{game} in {rpath.name} does not replay: {exc}") from exc
-            records.append(rec)
-    except RecordError as exc:
-        raise ResultError(f"{path}: its records cannot be read: {exc}") from exc
-    if not replay_records:
-        return len(records)
-    try:
-        runs = summarise(track, len(result["seeds"]), len(result["runs"]), records, result["agent"]["label"])
-    except ResultError as exc:
-        raise ResultError(f"{path}: its records ({rpath.name}) do not make this evaluation: {exc}") from exc
-    _compare(result["runs"], runs, f"{path}: runs")
+    records: list[tuple[str, dict[str, Any]]] = []
+    if result.get("records"):
+        rpath = untrusted.resolve_inside(result["records"], path.parent, [root], ResultError, str(path),
+                                         ("records",))
+        try:
+            for k, (where, rec) in enumerate(iter_records(rpath, root)):
+                if not replay_records:
+                    records.append((where, {}))
+                    continue
+                try:
+                    replay_record(rec, root=root, base=rpath.parent)
+                except RecordError as exc:
+                    b = rec.get("benchmark") if isinstance(rec, dict) else None
+                    game = (f" (opponent {b.get('opponent')!r:.40}, deal {b.get('deal')!r:.20}, "
+                            f"rotation {b.get('rotation')!r:.20})" if isinstance(b, dict) else "")
+                    raise ResultError(f"{path}: record {k}{game} at {where} does not replay: {exc}") from exc
+                records.append((where, rec))
+        except RecordError as exc:
+            raise ResultError(f"{path}: its records cannot be read: {exc}") from exc
+        if not replay_records:
+            return len(records)
+        try:
+            runs = summarise(track, len(result["seeds"]), len(result["runs"]), [r for _, r in records],
+                             result["agent"]["label"])
+        except ResultError as exc:
+            raise ResultError(f"{path}: its records ({rpath.name}) do not make this evaluation: "
+                              f"{exc}") from exc
+        _compare(result["runs"], runs, f"{path}: runs")
+    else:
+        runs = derived(track, result["runs"], str(path))
+    recomputed = summary(runs)
+    _compare(result["summary"], recomputed, f"{path}: summary", "its runs give")
+    result["runs"], result["summary"] = runs, recomputed
+    if reproduce and records:
+        from memtab_env.benchmark.reproduce import reproduce_result
+
+        reproduce_result(path, result, records, reproduce, root, reproduce_seed)
     return len(records)
 
 
@@ -105,35 +167,40 @@ NOT_RESULTS = ("memtab-record/", "memtab-tournament/")
 
 def _not_a_result(path: Path) -> bool:
     try:
-        obj = json.loads(path.read_text())
-    except (OSError, ValueError):
+        obj = untrusted.load_json(path, ResultError)
+    except ResultError:
         return False
-    return isinstance(obj, dict) and str(obj.get("format", "")).startswith(NOT_RESULTS)
+    fmt = obj.get("format") if isinstance(obj, dict) else None
+    return isinstance(fmt, str) and fmt.startswith(NOT_RESULTS)
 
 
 def collect(results_dir: Path, on_error: Callable[[Path, Exception], None] | None = None,
-            replay: bool = True) -> list[Entry]:
+            replay: bool = True, reproduce: int = 0, reproduce_seed: int | None = None) -> list[Entry]:
     """Validate and audit every result under ``results_dir`` (sorted by path; records and
-    tournament summaries among them are skipped). A rejected result raises
-    :class:`ResultError`, or, with ``on_error``, is reported and skipped.
-    ``replay=False`` skips replaying the records (for quick checks; the command always
-    replays)."""
+    tournament summaries among them are skipped; links that lead outside the folder
+    are refused). A rejected result raises :class:`ResultError`, or, with
+    ``on_error``, is reported and skipped. ``replay=False`` skips replaying the records
+    (for quick checks; the command always replays); ``reproduce`` re-plays that many
+    recorded games per result with the agent it names."""
     entries: list[Entry] = []
     seen: dict[tuple[str, str], Path] = {}
-    for path in sorted(results_dir.rglob("*.json")):
-        if _not_a_result(path):
-            continue
+    root = Path(results_dir).resolve()
+    for path in sorted(Path(results_dir).rglob("*.json")):
         try:
+            untrusted.resolve_inside(path.relative_to(results_dir).as_posix(), Path(results_dir), [root],
+                                     ResultError, str(path), ("path",))
+            if _not_a_result(path):
+                continue
             result = load_result(path)
             track = track_of(result)
             if len(result["seeds"]) < track.deals:
-                raise ResultError(f"{path}: {len(result['seeds'])} deals, fewer than the {track.deals} "
-                                  f"of the protocol of track {track.id}; not comparable")
+                raise ResultError(f"{path}: field seeds: {len(result['seeds'])} deals, fewer than the "
+                                  f"{track.deals} of the protocol of track {track.id}; not comparable")
             key = (track.id, result["agent"]["label"])
             if key in seen:
-                raise ResultError(f"{path}: a second result for agent {key[1]!r} on track {key[0]} "
-                                  f"(the first is {seen[key]})")
-            audited = audit(path, result, replay)
+                raise ResultError(f"{path}: field agent.label: a second result for agent {key[1]!r} on "
+                                  f"track {key[0]} (the first is {seen[key]})")
+            audited = audit(path, result, replay, root, reproduce, reproduce_seed)
             seen[key] = path
             entries.append(Entry(path, result, audited))
         except MemTabError as exc:
@@ -141,6 +208,17 @@ def collect(results_dir: Path, on_error: Callable[[Path, Exception], None] | Non
                 raise
             on_error(path, exc)
     return entries
+
+
+def md_code(text: str) -> str:
+    """``text`` as a Markdown code span that is safe inside a table cell: a fence longer
+    than any run of backticks in it, pipes escaped, control characters shown as escapes
+    (so a label can neither end the span, split the row, nor start a new line)."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text).replace("|", "\\|")
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest or text.startswith(" ") or text.endswith(" ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _pct(x: float) -> str:
@@ -226,12 +304,12 @@ def render(entries: Sequence[Entry], out_dir: Path) -> str:
             except ValueError:
                 rel = e.path
             cells = [
-                str(rank), f"`{e.label}`", str(len(r["runs"])), str(len(r["seeds"])),
+                str(rank), md_code(e.label), str(len(r["runs"])), str(len(r["seeds"])),
                 _rate(_mean_figures(r["runs"], None)),
                 *[_rate(_mean_figures(r["runs"], o)) for o in track.opponents],
                 _norm(r)[1], f"{diff:+.2f}",
                 f"yes ({e.audited_games} games)" if e.audited_games else "no records",
-                f"[json]({rel.as_posix()})",
+                f"[json]({urllib.parse.quote(rel.as_posix())})",
             ]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
@@ -257,7 +335,8 @@ def _across_tracks(entries: Sequence[Entry]) -> list[str]:
         runs = sum(len(s) for s in strata)
         ci = f"[{lo:.2f}, {hi:.2f}]" if any(len(s) > 1 for s in strata) else "– (one run per track)"
         tracks = ", ".join(t for t in TRACKS if t in per_track)
-        rows.append((-point, game, label, f"| {game} | `{label}` | {tracks} | {runs} | {point:.2f} | {ci} |"))
+        cells = [game, md_code(label), tracks, str(runs), f"{point:.2f}", ci]
+        rows.append((-point, game, label, "| " + " | ".join(cells) + " |"))
     if not rows:
         return []
     rows.sort()
@@ -276,10 +355,11 @@ def _across_tracks(entries: Sequence[Entry]) -> list[str]:
 
 
 def build(results_dir: str | Path = "results", out: str | Path = "LEADERBOARD.md",
-          on_error: Callable[[Path, Exception], None] | None = None) -> tuple[str, list[Entry]]:
+          on_error: Callable[[Path, Exception], None] | None = None, reproduce: int = 0,
+          reproduce_seed: int | None = None) -> tuple[str, list[Entry]]:
     """Collect, audit and render; returns ``(markdown, entries)`` (writing is the caller's)."""
     results_dir, out = Path(results_dir), Path(out)
     if not results_dir.is_dir():
         raise ResultError(f"no results folder at {results_dir}")
-    entries = collect(results_dir, on_error)
+    entries = collect(results_dir, on_error, reproduce=reproduce, reproduce_seed=reproduce_seed)
     return render(entries, out.parent), entries

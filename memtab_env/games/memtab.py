@@ -250,7 +250,8 @@ class MemTab(Game):
 
     # -- the transition -----------------------------------------------------------------
     def apply_inplace(self, state: MemTabState, action: int) -> Transition:
-        pos = action if type(action) is int else check_action(action, NUM_POSITIONS)
+        in_range = type(action) is int and 0 <= action < NUM_POSITIONS
+        pos = action if in_range else check_action(action, NUM_POSITIONS)
         code = self._step(state.data, pos, self.num_players)
         if code < 0:
             self._raise_illegal(state, pos, code)

@@ -3,8 +3,6 @@ the self-play snapshots."""
 
 from __future__ import annotations
 
-import json
-import os
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -12,6 +10,9 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
+
+from memtab_env.record import write_json_atomic
+from memtab_env.train.manifest import Manifest, write_atomic
 
 
 class GameStats(BaseCallback):
@@ -59,11 +60,16 @@ class GameStats(BaseCallback):
 
 class Checkpoints(BaseCallback):
     """Saves ``checkpoints/step_<N>.zip`` every ``every`` steps (plus the replay buffer for
-    DQN), then ``checkpoints/latest.json``; keeps the ``keep`` most recent."""
+    DQN), records them in the run's manifest, then ``checkpoints/latest.json``; keeps the
+    ``keep`` most recent. Every file is written under a temporary name and renamed
+    (:mod:`memtab_env.train.manifest`), so a kill at any moment leaves a checkpoint to
+    resume from."""
 
-    def __init__(self, directory: Path, every: int, keep: int, pool_dir: Path | None) -> None:
+    def __init__(self, directory: Path, every: int, keep: int, pool_dir: Path | None,
+                 manifest: Manifest) -> None:
         super().__init__()
         self.directory, self.every, self.keep, self.pool_dir = directory, every, keep, pool_dir
+        self.manifest = manifest
         self.next = every
 
     def _on_training_start(self) -> None:
@@ -80,61 +86,72 @@ class Checkpoints(BaseCallback):
         self.directory.mkdir(parents=True, exist_ok=True)
         step = self.model.num_timesteps
         path = self.directory / f"step_{step:012d}.zip"
-        atomic_save(self.model, path)
+        atomic_save(self.model, path, self.manifest)
         replay = None
         if hasattr(self.model, "replay_buffer") and self.model.replay_buffer is not None:
             replay = self.directory / f"replay_buffer_{step:012d}.pkl"
-            tmp = replay.with_suffix(".tmp")
-            self.model.save_replay_buffer(tmp)
-            os.replace(tmp, replay)
+            write_atomic(replay, self.model.save_replay_buffer)
+            self.manifest.add(replay)
+        pool = [p.name for p in pool_paths(self.pool_dir, self.manifest)] if self.pool_dir else []
         latest = {"step": step, "model": path.name, "replay_buffer": replay.name if replay else None,
-                  "pool": [p.name for p in pool_paths(self.pool_dir)] if self.pool_dir else []}
-        tmp = self.directory / "latest.json.tmp"
-        tmp.write_text(json.dumps(latest, indent=2))
-        os.replace(tmp, self.directory / "latest.json")
-        for old in sorted(self.directory.glob("step_*.zip"))[: -self.keep]:
-            old.unlink()
-        for old in sorted(self.directory.glob("replay_buffer_*.pkl"))[: -self.keep]:
-            old.unlink()
+                  "pool": pool}
+        write_json_atomic(self.directory / "latest.json", latest, indent=2)
+        old = sorted(self.directory.glob("step_*.zip"))[: -self.keep]
+        old += sorted(self.directory.glob("replay_buffer_*.pkl"))[: -self.keep]
+        self.manifest.remove(old)
+        for p in old:
+            p.unlink(missing_ok=True)
         return path
 
 
 class SelfPlay(BaseCallback):
     """Adds a frozen snapshot of the learner to ``pool/`` every ``every`` steps and hands
     the pool to every env's opponents (call :meth:`prepare` before learning: the envs
-    are reset before callbacks start, and their opponents need a pool by then)."""
+    are reset before callbacks start, and their opponents need a pool by then). The pool
+    is the snapshots the run's manifest lists, unchanged; they are loaded as data."""
 
-    def __init__(self, pool_dir: Path, every: int) -> None:
+    def __init__(self, pool_dir: Path, every: int, manifest: Manifest) -> None:
         super().__init__()
-        self.pool_dir, self.every = pool_dir, every
+        self.pool_dir, self.every, self.manifest = pool_dir, every, manifest
         self.next = every
 
     def prepare(self, model: Any, env: VecEnv) -> None:
-        """Snapshot ``model`` if the pool is empty, and give the pool to ``env``."""
+        """Snapshot ``model`` if the pool is empty, or if the schedule took a snapshot at the
+        model's step that is missing (a run killed while writing it resumes from the
+        checkpoint of that very step), and give the pool to ``env``."""
         self.pool_dir.mkdir(parents=True, exist_ok=True)
-        if not pool_paths(self.pool_dir):
-            atomic_save(model, self.pool_dir / f"snapshot_{model.num_timesteps:012d}.zip")
-        env.env_method("set_pool", [str(p) for p in pool_paths(self.pool_dir)])
+        step = model.num_timesteps
+        here = self.pool_dir / f"snapshot_{step:012d}.zip"
+        due = step > 0 and step // self.every > (step - env.num_envs) // self.every
+        if not pool_paths(self.pool_dir, self.manifest) or (due and not self.manifest.verified(here)):
+            atomic_save(model, here, self.manifest)
+        env.env_method("set_pool", [str(p) for p in pool_paths(self.pool_dir, self.manifest)])
 
     def _on_training_start(self) -> None:
         self.next = (self.num_timesteps // self.every + 1) * self.every
-        self.logger.record("selfplay/pool_size", len(pool_paths(self.pool_dir)))
+        self.logger.record("selfplay/pool_size", len(pool_paths(self.pool_dir, self.manifest)))
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.next:
-            atomic_save(self.model, self.pool_dir / f"snapshot_{self.num_timesteps:012d}.zip")
-            paths = [str(p) for p in pool_paths(self.pool_dir)]
+            atomic_save(self.model, self.pool_dir / f"snapshot_{self.num_timesteps:012d}.zip", self.manifest)
+            paths = [str(p) for p in pool_paths(self.pool_dir, self.manifest)]
             self.training_env.env_method("set_pool", paths)
             self.logger.record("selfplay/pool_size", len(paths))
             self.next = (self.num_timesteps // self.every + 1) * self.every
         return True
 
 
-def pool_paths(pool_dir: Path | None) -> list[Path]:
-    return sorted(pool_dir.glob("snapshot_*.zip")) if pool_dir and pool_dir.exists() else []
+def pool_paths(pool_dir: Path | None, manifest: Manifest) -> list[Path]:
+    """The snapshots of ``pool_dir`` that ``manifest`` lists with their hash (a file that
+    the run did not write is never part of the pool)."""
+    if not pool_dir or not pool_dir.exists():
+        return []
+    return [p for p in sorted(pool_dir.glob("snapshot_*.zip")) if manifest.verified(p)]
 
 
-def atomic_save(model: Any, path: Path) -> None:
-    tmp = path.with_name(path.stem + ".tmp.zip")
-    model.save(tmp)
-    os.replace(tmp, path)
+def atomic_save(model: Any, path: Path, manifest: Manifest | None = None) -> None:
+    """``model.save`` under a temporary name (one no glob of the run matches), renamed onto
+    ``path``, then recorded in ``manifest``."""
+    write_atomic(path, model.save)
+    if manifest is not None:
+        manifest.add(path)

@@ -14,6 +14,8 @@ import ast
 import dataclasses
 import difflib
 import inspect
+import math
+import re
 import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +25,8 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import gymnasium
 import yaml
+
+from memtab_env.errors import MemTabError
 
 ALGOS = ("maskable_ppo", "ppo", "recurrent_ppo", "dqn")
 POLICIES = ("mlp", "set")
@@ -39,8 +43,48 @@ BATCHED_OPPONENTS = ("random", "greedy")
 BATCHED_GAMES = {"memtab": "MemTabSB3VecEnv", "pelmanism": "PelmanismSB3VecEnv"}
 
 
-class ConfigError(ValueError):
-    """A config file or override that does not fit :class:`Config`."""
+class ConfigError(MemTabError, ValueError):
+    """A config file, override or run file (``latest.json``, the manifest) that does not
+    fit; the message names the file, the line and the field."""
+
+
+#: largest config file read
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def _key_line(text: str, env_id: str, key: str | None) -> int | None:
+    """The line of ``env_id``'s entry (or of its field ``key``) in the YAML ``text``."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    for k, v in root.value:
+        if getattr(k, "value", None) == env_id:
+            if key is not None and isinstance(v, yaml.MappingNode):
+                for k2, _ in v.value:
+                    if getattr(k2, "value", None) == key:
+                        return k2.start_mark.line + 1
+            return k.start_mark.line + 1
+    return None
+
+
+def read_yaml(path: Path) -> tuple[str, Any]:
+    """``(text, value)`` of the YAML file ``path``: a regular file of at most
+    :data:`MAX_CONFIG_BYTES`, UTF-8, safe YAML (no Python objects); :class:`ConfigError`
+    naming the file and the line otherwise."""
+    from memtab_env import untrusted
+
+    text = untrusted.decode(untrusted.read_bytes(path, ConfigError, MAX_CONFIG_BYTES), str(path), ConfigError)
+    try:
+        return text, yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    except (RecursionError, ValueError) as exc:
+        raise ConfigError(f"{path}: refused YAML ({type(exc).__name__}: {str(exc)[:100]})") from None
 
 
 @dataclass
@@ -201,6 +245,13 @@ class Config:
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
 
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            items = list(value.values()) if isinstance(value, dict) else value
+            items = items if isinstance(items, list) else [items]
+            if any(isinstance(v, float) and not math.isfinite(v) for v in items):
+                raise ConfigError(f"{f.name} must be finite, got {value!r:.60} (NaN and infinities are "
+                                  "refused)")
         if self.env_id not in gymnasium.registry:
             known = sorted(k for k in gymnasium.registry if k.split("-")[0] in _game_env_ids())
             raise ConfigError(f"env_id {self.env_id!r} is not registered; memtab-env ids: {known}")
@@ -399,7 +450,7 @@ def load_yaml(path: str | Path, env_id: str | None = None) -> Config:
     and are skipped. Without ``env_id``: the file's only env id, else ``MemTab-v0``.
     """
     path = config_path(path)
-    data = yaml.safe_load(path.read_text())
+    text, data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of env ids to settings")
     entries = {k: v for k, v in data.items() if not str(k).startswith("_")}
@@ -419,7 +470,37 @@ def load_yaml(path: str | Path, env_id: str | None = None) -> Config:
     if values.setdefault("env_id", env_id) != env_id:
         raise ConfigError(f"{path} [{env_id}]: env_id {values['env_id']!r} differs from its key")
     values.setdefault("exp_name", path.stem)
-    return config_from_dict(values, where=f"{path} [{env_id}]")
+    try:
+        cfg = config_from_dict(values, where=f"{path} [{env_id}]")
+    except ConfigError as exc:
+        raise _located(exc, path, text, env_id, values) from None
+    cfg.source = (path, text, env_id, set(values))  # type: ignore[attr-defined]
+    return cfg
+
+
+def _located(exc: ConfigError, path: Path, text: str, env_id: str, keys: Any) -> ConfigError:
+    """``exc`` about a value of the file ``path`` as ``FILE:LINE: [env] field F: ...``."""
+    msg = str(exc)
+    unknown = re.match(r"unknown config key '([^']*)'", msg)
+    key = unknown.group(1) if unknown else next(
+        (k for k in keys if isinstance(k, str) and re.match(rf"{re.escape(k)}[ :\[]", msg)), None)
+    line = _key_line(text, env_id, key)
+    where = f"{path}:{line}" if line is not None else str(path)
+    return ConfigError(f"{where}: [{env_id}]{f' field {key}' if key else ''}: {msg}")
+
+
+def validate_config(cfg: Config, overrides: Any = ()) -> None:
+    """``cfg.validate()``; an error about a value read from a file names the file, the
+    line and the field (``overrides``: the keys given on the command line)."""
+    try:
+        cfg.validate()
+    except ConfigError as exc:
+        source = getattr(cfg, "source", None)
+        msg = str(exc)
+        if source is None or any(re.match(rf"{re.escape(k)}[ :\[]", msg) for k in overrides):
+            raise
+        path, text, env_id, keys = source
+        raise _located(exc, path, text, env_id, keys) from None
 
 
 def dump_yaml(cfg: Config, command: str) -> str:

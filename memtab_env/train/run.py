@@ -11,12 +11,14 @@ command line), ``eval.json``, ``tensorboard/``, ``checkpoints/`` and, for self-p
 from __future__ import annotations
 
 import datetime as dt
-import json
+import os
+import re
 import shlex
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from memtab_env.train.config import (
     Config,
@@ -26,6 +28,7 @@ from memtab_env.train.config import (
     config_from_dict,
     dump_yaml,
     load_yaml,
+    validate_config,
 )
 
 
@@ -71,14 +74,66 @@ def eval_out(model_path: Path, runs_dir: str) -> Path:
     return runs / "evaluations" / f"{model_path.stem}_eval.json"
 
 
+def read_latest(ckpt_dir: Path) -> dict[str, Any] | None:
+    """``checkpoints/latest.json`` checked field by field (None when there is none yet):
+    ``step`` (an integer >= 0), ``model`` (``step_<12 digits>.zip`` of that step),
+    ``replay_buffer`` (null or ``replay_buffer_<12 digits>.pkl``), ``pool`` (snapshot
+    names); :class:`ConfigError` naming the file and the field otherwise."""
+    from memtab_env import untrusted
+
+    path = ckpt_dir / "latest.json"
+    if not path.exists():
+        return None
+    obj = untrusted.load_json(path, ConfigError)
+    fields = {"step", "model", "replay_buffer", "pool"}
+    if not isinstance(obj, dict) or set(obj) != fields:
+        got = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
+        raise ConfigError(f"{path}: expected an object with the fields {sorted(fields)}, got {got!r:.120}")
+    step = obj["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < 10**12:
+        raise ConfigError(f"{path}: field step: expected an integer in [0, 10**12), got {step!r:.40}")
+    if obj["model"] != f"step_{step:012d}.zip":
+        raise ConfigError(f"{path}: field model: expected 'step_{step:012d}.zip', got {obj['model']!r:.60}")
+    if obj["replay_buffer"] not in (None, f"replay_buffer_{step:012d}.pkl"):
+        raise ConfigError(f"{path}: field replay_buffer: expected null or 'replay_buffer_{step:012d}.pkl', "
+                          f"got {obj['replay_buffer']!r:.60}")
+    pool = obj["pool"]
+    if not isinstance(pool, list) or not all(isinstance(p, str) and re.fullmatch(r"snapshot_\d{12}\.zip", p)
+                                             for p in pool):
+        raise ConfigError(f"{path}: field pool: expected a list of snapshot_<12 digits>.zip names")
+    return obj
+
+
 def finished(run_dir: Path, cfg: Config) -> int | None:
     """The step count of ``run_dir``'s final model when it already reached
     ``cfg.total_timesteps`` (nothing left to resume), else None."""
-    latest = run_dir / "checkpoints" / "latest.json"
-    if not (run_dir / "model.zip").exists() or not latest.exists():
+    latest = read_latest(run_dir / "checkpoints")
+    if not (run_dir / "model.zip").exists() or latest is None:
         return None
-    step = int(json.loads(latest.read_text())["step"])
+    step = int(latest["step"])
     return step if step >= cfg.total_timesteps else None
+
+
+def check_runs_dir(runs_dir: Path) -> None:
+    """Fail now if runs can not be written under ``runs_dir`` (before any work)."""
+    probe = runs_dir
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"runs_dir {runs_dir}: cannot be written (no write permission in {probe})")
+
+
+def _config_text(run_dir: Path, cfg: Config, command: str, resuming: bool) -> str:
+    """``config.yaml``'s text: the config with its command; on a resume the original
+    command lines are kept and the resume's command added."""
+    text = dump_yaml(cfg, command)
+    old = run_dir / "config.yaml"
+    if resuming and old.exists():
+        first = [line for line in old.read_text(errors="replace").splitlines() if line.startswith("#")]
+        if first and first[0] != f"# {command}":
+            body = text.split("\n", 1)[1]
+            text = "\n".join([*first, f"# resumed: {command}"]) + "\n" + body
+    return text
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
@@ -115,8 +170,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
                           f"{Path(args.evaluate).with_suffix('.yaml').name} beside it: give --config FILE")
     else:
         raise ConfigError("give --config FILE (or --resume RUN_DIR, or --evaluate MODEL_ZIP)")
+    source = getattr(cfg, "source", None)
     cfg = config_from_dict(overrides, base=cfg, where="the command line", from_cli=True)
-    cfg.validate()
+    cfg.source = source  # type: ignore[attr-defined]
+    validate_config(cfg, overrides)
     try:  # the training stack is an extra
         import scipy  # noqa: F401 - the final evaluation's statistics
         import stable_baselines3  # noqa: F401
@@ -126,7 +183,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
 
         raise ConfigError(missing_message(exc, "training", extra="train")) from None
 
-    from memtab_env.train.callbacks import Checkpoints, GameStats, SelfPlay, pool_paths
+    from memtab_env.train.callbacks import Checkpoints, GameStats, SelfPlay, atomic_save, pool_paths
     from memtab_env.train.evaluation import evaluate, print_table, write_eval
     from memtab_env.train.model import algo_class, make_model
     from memtab_env.train.vec import make_vec_env
@@ -142,36 +199,68 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
         return out
 
     if resume_dir is not None and (done := finished(resume_dir, cfg)) is not None:
+        if not (resume_dir / "eval.json").exists():  # killed during its final evaluation
+            from memtab_env.train.manifest import Manifest
+
+            model_path = Manifest.load(resume_dir).check(resume_dir / "model.zip", "final model")
+            seed_everything(cfg.seed, cfg.torch_threads)
+            report = evaluate(model_path, cfg)
+            report["training"] = {"timesteps": done, "command": command}
+            write_eval(report, resume_dir / "eval.json")
+            print_table(report, f"{resume_dir.name}: evaluation")
+            print(f"{resume_dir} had finished training; evaluation written to {resume_dir / 'eval.json'}")
         print(f"{resume_dir} already finished: {done:_} steps of total_timesteps {cfg.total_timesteps:_}; "
               f"nothing to resume (to train further: {launcher} --resume {resume_dir} "
               f"--total_timesteps N with N > {done:_})")
         return resume_dir
 
     # -- seed everything ---------------------------------------------------------------
+    check_runs_dir(Path(cfg.runs_dir))
     seed_everything(cfg.seed, cfg.torch_threads)
 
     # -- run folder --------------------------------------------------------------------
+    from memtab_env.train.manifest import Manifest, clean_leftovers, write_atomic
+
     run_dir = resume_dir or Path(cfg.runs_dir) / run_name(cfg)
     ckpt_dir, pool_dir = run_dir / "checkpoints", run_dir / "pool"
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(dump_yaml(cfg, command))
+    manifest = Manifest.load(run_dir)
+    if resume_dir is not None and not manifest.path.exists() and (ckpt_dir / "latest.json").exists():
+        raise ConfigError(f"--resume {run_dir}: the run has no manifest.json (it was written by an older "
+                          "version), so nothing says which of its files it wrote; start a new run")
+    for p in clean_leftovers(run_dir, manifest):
+        print(f"removed {p} (left by an interrupted write, or not written by this run)")
+    config_text = _config_text(run_dir, cfg, command, resume_dir is not None)
+    write_atomic(run_dir / "config.yaml", lambda tmp: tmp.write_text(config_text))
     tb_dir = str(run_dir / "tensorboard") if cfg.tensorboard else None
 
     # -- envs and model ----------------------------------------------------------------
     cls = algo_class(cfg.algo)
-    if resume_dir is not None:
+    latest = read_latest(ckpt_dir) if resume_dir is not None else None
+    if resume_dir is not None and latest is None:
+        # killed before its first checkpoint: the run starts again in its own folder
+        stale = [p for p in pool_dir.glob("snapshot_*.zip")] if pool_dir.exists() else []
+        manifest.remove(stale)
+        for p in stale:
+            p.unlink()
+        print(f"{run_dir} has no checkpoint yet: starting it again from step 0")
+    if latest is not None:
         from memtab_env.agents.sb3_policy import moved_objects
 
-        latest = json.loads((ckpt_dir / "latest.json").read_text())
         step = int(latest["step"])
-        for snap in pool_paths(pool_dir):  # snapshots taken after the checkpoint are redone
-            if int(snap.stem.split("_")[1]) > step:
-                snap.unlink()
+        # only files this run wrote are loaded (the checkpoint is unpickled to resume it)
+        checkpoint = manifest.check(ckpt_dir / latest["model"], "checkpoint")
+        replay_buffer = (manifest.check(ckpt_dir / latest["replay_buffer"], "replay buffer")
+                         if latest["replay_buffer"] else None)
+        later = [s for s in pool_paths(pool_dir, manifest) if int(s.stem.split("_")[1]) > step]
+        manifest.remove(later)  # snapshots taken after the checkpoint are redone
+        for snap in later:
+            snap.unlink()
         env = make_vec_env(cfg, seed=cfg.seed + step)  # fresh games, not a replay of the start
-        model = cls.load(ckpt_dir / latest["model"], env=env, device=cfg.device, tensorboard_log=tb_dir,
-                         custom_objects=moved_objects(ckpt_dir / latest["model"]))
-        if latest.get("replay_buffer"):
-            model.load_replay_buffer(ckpt_dir / latest["replay_buffer"])
+        model = cls.load(checkpoint, env=env, device=cfg.device, tensorboard_log=tb_dir,
+                         custom_objects=moved_objects(checkpoint))
+        if replay_buffer is not None:
+            model.load_replay_buffer(replay_buffer)
         print(f"resuming {run_dir} from step {model.num_timesteps:_}")
     else:
         env = make_vec_env(cfg, seed=cfg.seed)
@@ -180,10 +269,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
 
     # -- learn -------------------------------------------------------------------------
     checkpoints = Checkpoints(ckpt_dir, cfg.checkpoint_every, cfg.keep_checkpoints,
-                              pool_dir if cfg.selfplay else None)
+                              pool_dir if cfg.selfplay else None, manifest)
     callbacks = [GameStats(cfg.num_players, cfg.reward), checkpoints]
     if cfg.selfplay:
-        selfplay = SelfPlay(pool_dir, cfg.snapshot_every)
+        selfplay = SelfPlay(pool_dir, cfg.snapshot_every, manifest)
         selfplay.prepare(model, env)
         callbacks.append(selfplay)
     remaining = cfg.total_timesteps - model.num_timesteps
@@ -207,7 +296,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
 
     # -- save --------------------------------------------------------------------------
     model_path = run_dir / "model.zip"
-    model.save(model_path)
+    atomic_save(model, model_path, manifest)
     checkpoints.save()
 
     # -- evaluate ----------------------------------------------------------------------

@@ -48,7 +48,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
+from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError, check_finite
 from memtab_env.games.memtab import NUM_POSITIONS
 from memtab_env.gym_env import ILLEGAL_MODES
 from memtab_env.registry import game_spec
@@ -173,7 +173,7 @@ class BatchedVectorView(VectorEnv):
         self.opponents = opponents
         self._opponents = _opponent_codes(opponents, n - 1, spec.env_id)
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = check_finite("illegal_penalty", illegal_penalty)
         self.max_episode_steps = max_episode_steps
         self._max_steps = int(max_episode_steps) if max_episode_steps is not None else 2**62
         self.copy = bool(copy)

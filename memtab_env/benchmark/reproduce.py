@@ -1,0 +1,182 @@
+"""Who played: re-play recorded games with the agents they name and compare every action.
+
+An audit that only replays records proves that the games were legal and give the
+figures; it cannot tell who chose the moves. :func:`reproduce_game` plays a recorded game
+again, from the same deal, with the agents reset from the same seeds as the protocol
+resets them (:func:`memtab_env.play.play_game`), and reports the first action where the
+agents chose differently from the record. An agent that reproduces its records is the
+agent that played them, up to what these games exercise; one that reads hidden state
+still plays legal games, and nothing here can see that (``BENCHMARK.md``).
+
+Agents are named by results (``agent.runs[i]``: a built-in name with the package version,
+or a model file with its SHA-256) or, for ``memtab replay``, by the ``agents`` field of a
+record (built-in names, or labels mapped to agents on the command line). A model file is
+looked for next to the result and must lie inside the results tree and have the
+recorded hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from memtab_env import __version__, untrusted
+from memtab_env.benchmark.backends import AgentSpec
+from memtab_env.benchmark.results import ResultError
+from memtab_env.errors import MemTabError, RecordError
+
+
+def choose(count: int, n: int, seed: int | None) -> list[int]:
+    """``n`` record indices out of ``count`` (all when ``n >= count``), drawn with
+    ``seed`` (fresh entropy when None), in increasing order."""
+    if n >= count:
+        return list(range(count))
+    return sorted(random.Random(seed).sample(range(count), n))
+
+
+def sha256_of(path: Path) -> str:
+    """SHA-256 (hex) of the regular file ``path``."""
+    h = hashlib.sha256()
+    with untrusted.open_regular(path, ResultError, 1 << 40) as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def shipped_sha256(name: str) -> str | None:
+    """SHA-256 of the model file of the built-in agent ``name``, if it has one."""
+    try:
+        from memtab_env.agents.shipped import SHIPPED, shipped_path
+    except ImportError:
+        return None
+    return sha256_of(shipped_path(name)) if name in SHIPPED else None
+
+
+def result_agent(result: dict[str, Any], run: int, path: Path, root: Path) -> AgentSpec:
+    """The agent of run ``run`` of ``result`` (read from ``path`` in the results tree
+    ``root``), checked against what the result says of it; :class:`ResultError` when it
+    cannot be the agent that played."""
+    desc = result["agent"]["runs"][run]
+    where = f"{path}: field agent.runs[{run}]"
+    kwargs = tuple(sorted(desc["kwargs"].items()))
+    label = result["agent"]["label"]
+    if desc["kind"] == "builtin":
+        from memtab_env import agents
+
+        game = result["game"]
+        if desc["spec"] not in agents.available(game) or desc["spec"] in ("sb3", "human"):
+            raise ResultError(f"{where}.spec: {desc['spec']!r:.60} is not a built-in agent of {game} that "
+                              "can be re-played")
+        if result["package_version"] != __version__:
+            raise ResultError(f"{where}: built-in agent {desc['spec']!r} of memtab-env "
+                              f"{result['package_version']!r:.40}, this is {__version__}: its play may "
+                              "differ; reproduce with that version")
+        mine = shipped_sha256(desc["spec"])
+        if desc["sha256"] is not None and desc["sha256"] != mine:
+            raise ResultError(f"{where}.sha256: {desc['sha256']} is not the model file of the installed "
+                              f"{desc['spec']!r} ({mine})")
+        return AgentSpec(desc["spec"], label, kwargs)
+    spec = Path(desc["spec"])
+    candidates = [spec.name] if spec.is_absolute() else [desc["spec"], spec.name]
+    for name in candidates:
+        try:
+            model = untrusted.resolve_inside(name, path.parent, [root], ResultError, str(path),
+                                             ("agent", "runs", run, "spec"))
+        except ResultError:
+            continue
+        if model.is_file():
+            break
+    else:
+        raise ResultError(f"{where}.spec: no model file {desc['spec']!r:.80} next to the result inside "
+                          f"{root}; commit the model with the result to reproduce it")
+    digest = sha256_of(model)
+    if digest != desc["sha256"]:
+        raise ResultError(f"{where}.sha256: the model file {model} has SHA-256 {digest}, the result "
+                          f"names {desc['sha256']}")
+    return AgentSpec(str(model), label, kwargs)
+
+
+def reproduce_game(record: dict[str, Any], players: Sequence[Any]) -> str | None:
+    """Play ``record``'s game again with ``players[s]`` in seat ``s`` (each reset from the
+    game's seed as :func:`memtab_env.play.play_game` does); None when every action is the
+    recorded one, else a sentence naming the first action that differs and its seat."""
+    from memtab_env.play import make_raw_env, play_game
+
+    options = {k: v for k, v in record["options"].items() if k != "render_mode"}
+    env = make_raw_env(record["game"], **options)
+    layout = record["layout"] if record.get("deal") == "layout" else None
+    if record.get("seed") is None and layout is None:
+        return "the record names no seed and no layout: its game cannot be dealt again"
+    try:
+        again = play_game(env, list(players), seed=record.get("seed"), layout=layout)
+    except Exception as exc:  # an agent that cannot play the recorded position
+        return f"the named agents cannot play this game again: {type(exc).__name__}: {exc}"
+    recorded, played = record["actions"], again["actions"]
+    for k, (a, b) in enumerate(zip(recorded, played, strict=False)):
+        if a.get("player") != b["player"] or a.get("action") != b["action"]:
+            return (f"action {k}: the record has seat {a.get('player')} play {a.get('action')!r}, "
+                    f"the named agent in seat {b['player']} plays {b['action']}")
+    if len(recorded) != len(played):
+        return f"the record has {len(recorded)} actions, the named agents play {len(played)}"
+    return None
+
+
+def reproduce_result(path: Path, result: dict[str, Any], records: Sequence[tuple[str, dict[str, Any]]],
+                     n: int, root: Path, seed: int | None = None) -> int:
+    """Re-play ``n`` of ``records`` (audited records of ``result``) with the agents
+    ``result`` names and the track's opponents; return the number re-played, or raise
+    :class:`ResultError` at the first game they do not reproduce."""
+    from memtab_env.benchmark.results import track_of
+
+    track = track_of(result)
+    built: dict[Any, Any] = {}
+
+    def agent(spec: AgentSpec, slot: int) -> Any:
+        # one object per lineup slot, as the backends build them (two seats never share
+        # an agent's generator)
+        key = (spec.spec, spec.kwargs, slot)
+        if key not in built:
+            try:
+                built[key] = spec.build(track.game)
+            except (MemTabError, OSError, ValueError) as exc:
+                raise ResultError(f"{path}: agent {spec.spec!r:.80} cannot be built: {exc}") from exc
+        return built[key]
+
+    specs = [result_agent(result, i, path, root) for i in range(len(result["runs"]))]
+    for k in choose(len(records), n, seed):
+        where, rec = records[k]
+        b = rec["benchmark"]
+        lineup = [agent(specs[int(b["run"])], 0)] + [agent(AgentSpec(b["opponent"]), slot)
+                                                     for slot in range(1, track.num_players)]
+        players = [lineup[i] for i in b["seats"]]
+        why = reproduce_game(rec, players)
+        if why is not None:
+            raise ResultError(f"{where}: not reproduced by the agent the result names "
+                              f"({specs[int(b['run'])].spec!r:.80}, run {b['run']}): {why}")
+    return min(n, len(records))
+
+
+def record_players(record: dict[str, Any], mapping: Mapping[str, str], where: str) -> list[Any]:
+    """The agents of ``record``'s seats from its ``agents`` field: built-in names of its
+    game, or labels given in ``mapping`` (label -> name or model path)."""
+    from memtab_env import agents as agent_lib
+
+    names = record.get("agents")
+    if not isinstance(names, list) or len(names) != record["num_players"] or \
+            not all(isinstance(x, str) for x in names):
+        raise RecordError(f"{where}: field agents: a reproducible record names the agent of every seat "
+                          f"(a list of {record['num_players']} strings), got {names!r:.80}")
+    out = []  # one object per seat, even where two seats name the same agent
+    for name in names:
+        spec = mapping.get(name, name)
+        if spec not in agent_lib.available(record["game"]) and spec not in mapping.values():
+            raise RecordError(f"{where}: field agents: {name!r:.60} is not a built-in agent of "
+                              f"{record['game']}; give --agent {name}=NAME_OR_PATH")
+        try:
+            out.append(agent_lib.make(spec, game=record["game"]))
+        except (MemTabError, OSError, ValueError) as exc:
+            raise RecordError(f"{where}: agent {spec!r:.80} cannot be built: {exc}") from exc
+    return out
