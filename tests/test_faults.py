@@ -8,6 +8,7 @@ within a couple of minutes."""
 
 from __future__ import annotations
 
+import glob
 import gzip
 import json
 import os
@@ -15,6 +16,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -251,11 +253,17 @@ def test_a_dead_worker_is_reported_with_its_job():
     import multiprocessing as mp
 
     def killer() -> None:
-        while not mp.active_children():
+        # kill a worker once it has marked the job it plays (however slow its start-up)
+        pattern = os.path.join(tempfile.gettempdir(), "memtab-jobs-*", "[0-9]*")
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            ours = {child.pid for child in mp.active_children()}
+            marked = [int(os.path.basename(m)) for m in glob.glob(pattern)]
+            playing = [pid for pid in marked if pid in ours]  # only this backend's workers
+            if playing:
+                os.kill(playing[0], signal.SIGKILL)
+                return
             time.sleep(0.05)
-        time.sleep(8.0)  # past the workers' start-up: each is playing a job
-        child = mp.active_children()[0]
-        os.kill(child.pid, signal.SIGKILL)
 
     threading.Thread(target=killer, daemon=True).start()
     with pytest.raises(BenchmarkError, match=r"worker process died .*job \d+ \(track memtab-2p, deal"):
