@@ -25,8 +25,6 @@ import statistics
 import time
 from collections.abc import Callable
 
-import numpy as np
-
 BATCH_SIZES = (1, 64, 1024, 8192, 65536)
 GAMES = {"MemTab-v0": {"num_players": 2}, "Pelmanism-v0": {"deck": "standard", "num_players": 2}}
 
@@ -81,28 +79,11 @@ def jax_run(env_id: str, batch: int, observe: bool, unroll: int) -> Callable:
 
 
 def numba_run(env_id: str, batch: int, with_obs: bool) -> Callable:
-    from memtab_env.vector import BatchedMemTab, BatchedPelmanism
+    """The numba batched engine timed as ``bench_vector.py`` times it (every core, masks,
+    optionally observations)."""
+    from bench_vector import engine_run  # this folder's script: on the path when run
 
-    eng = (BatchedMemTab if env_id == "MemTab-v0" else BatchedPelmanism)(batch)
-    eng.reset(seed=0)
-    actions = np.empty(batch, dtype=np.int64)
-
-    def run(seconds: float) -> tuple[float, float]:
-        steps = 0
-        start = time.perf_counter()
-        while True:
-            for _ in range(16):
-                eng.random_actions(actions)
-                eng.step(actions)
-                eng.action_masks()
-                if with_obs:
-                    eng.observations()
-            steps += 16
-            elapsed = time.perf_counter() - start
-            if elapsed > seconds:
-                return steps * batch, elapsed
-
-    return run
+    return engine_run(batch, with_obs, game="memtab" if env_id == "MemTab-v0" else "pelmanism")
 
 
 def main(argv: list[str] | None = None) -> None:
