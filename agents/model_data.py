@@ -198,19 +198,23 @@ def _read(z: zipfile.ZipFile, name: str, source: str) -> bytes:
     return out
 
 
-def read_data(path: str | Path) -> dict[str, Any]:
-    """The ``data`` JSON of the SB3 zip ``path`` (nothing unpickled)."""
+def _members(path: str | Path, *names: str) -> list[Any]:
+    """The members ``names`` of the SB3 zip ``path``, read within the size limits."""
     from memtab_env import untrusted
 
     source = str(path)
     f = untrusted.open_regular(path, ModelFileError, MAX_ZIP_BYTES)
     try:
         with zipfile.ZipFile(f) as z:
-            text = _read(z, "data", source)
+            return [_read(z, name, source) for name in names]
     except zipfile.BadZipFile as exc:
         raise ModelFileError(f"{source}: not a zip file ({exc})") from None
     finally:
         f.close()
+
+
+def _parse_data(text: Any, source: str) -> dict[str, Any]:
+    """The zip's ``data`` member as a JSON object."""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
@@ -218,6 +222,12 @@ def read_data(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ModelFileError(f"{source}: data: expected a JSON object")
     return data
+
+
+def read_data(path: str | Path) -> dict[str, Any]:
+    """The ``data`` JSON of the SB3 zip ``path`` (nothing unpickled)."""
+    (text,) = _members(path, "data")
+    return _parse_data(text, str(path))
 
 
 def detect_algo(path: str | Path) -> str:
@@ -231,24 +241,9 @@ def load_policy(path: str | Path, device: str = "cpu") -> tuple[Any, str]:
     import torch as th
     from stable_baselines3.common.policies import ActorCriticPolicy
 
-    from memtab_env import untrusted
-
     source = str(path)
-    f = untrusted.open_regular(path, ModelFileError, MAX_ZIP_BYTES)
-    try:
-        with zipfile.ZipFile(f) as z:
-            text = _read(z, "data", source)
-            weights = _read(z, "policy.pth", source)
-    except zipfile.BadZipFile as exc:
-        raise ModelFileError(f"{source}: not a zip file ({exc})") from None
-    finally:
-        f.close()
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise ModelFileError(f"{source}: data: not valid JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise ModelFileError(f"{source}: data: expected a JSON object")
+    text, weights = _members(path, "data", "policy.pth")
+    data = _parse_data(text, source)
     cls, algo = policy_class(data, source)
     obs_space = _space(data.get("observation_space"), source, "observation_space")
     act_space = _space(data.get("action_space"), source, "action_space")
