@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from memtab_env.games import memtab_kernels as K
-from memtab_env.games.memtab import MemTab, MemTabState, parse_layout
+from memtab_env.games.memtab import MemTab, parse_layout
 from memtab_env.jax.env import shuffle
 from memtab_env.observations.memtab import MemTabEncoder
 
@@ -72,9 +72,6 @@ class MemTabJax:
         self.obs_size = MemTabEncoder(self.engine).size
         self._deck = jnp.asarray(np.repeat(np.arange(NUM_KINDS, dtype=np.int8), 2))
 
-    def options(self) -> dict[str, Any]:
-        return {"num_players": self.num_players, "first_player": self.first_player}
-
     # -- construction ---------------------------------------------------------------
     def parse_layout(self, layout: Any) -> np.ndarray:
         """Kind ids (int8[28]) from a record's card codes or kind ids (checked)."""
@@ -98,17 +95,6 @@ class MemTabJax:
             instant=jnp.bool_(False),
             winner=jnp.int32(-1),
         )
-
-    def from_numpy(self, state: MemTabState) -> MemTabGameState:
-        """The same state from a numba state row (for tests and hand-offs)."""
-        d = state.data.astype(np.int32)
-        return MemTabGameState(
-            layout=jnp.asarray(state.layout), status=jnp.asarray(state.status),
-            owner=jnp.asarray(state.owner), turn_flips=jnp.asarray(d[K.TURN_FLIPS:K.CURRENT]),
-            current=jnp.int32(d[K.CURRENT]), flip=jnp.int32(d[K.FLIP]),
-            pairs=jnp.int32(d[K.PAIRS]), turn=jnp.int32(d[K.TURN]),
-            over=jnp.bool_(d[K.OVER]), instant=jnp.bool_(d[K.INSTANT]),
-            winner=jnp.int32(d[K.WINNER]))
 
     # -- queries --------------------------------------------------------------------
     def kinds(self, gs: MemTabGameState) -> jax.Array:

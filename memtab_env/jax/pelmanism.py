@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from memtab_env.games.pelmanism import DOWN, GONE, UP, Pelmanism, PelmanismState
+from memtab_env.games.pelmanism import DOWN, GONE, UP, Pelmanism
 from memtab_env.jax.env import shuffle
 from memtab_env.observations.pelmanism import PelmanismEncoder
 
@@ -66,9 +66,6 @@ class PelmanismJax:
         self._cards = jnp.asarray(e.deck.cards)
         self._card_kind = jnp.asarray(e.deck.card_kind)
 
-    def options(self) -> dict[str, Any]:
-        return self.engine.options()
-
     # -- construction ---------------------------------------------------------------
     def parse_layout(self, layout: Any) -> np.ndarray:
         """Card ids (int8[P]) from a record's card codes or card ids (checked)."""
@@ -92,15 +89,6 @@ class PelmanismJax:
             turns=jnp.int32(0),
             over=jnp.bool_(False),
         )
-
-    def from_numpy(self, state: PelmanismState) -> PelmanismGameState:
-        """The same state from the engine's state object (for tests and hand-offs)."""
-        return PelmanismGameState(
-            layout=jnp.asarray(state.layout), kinds=jnp.asarray(state.kinds),
-            status=jnp.asarray(state.status), owner=jnp.asarray(state.owner),
-            pairs=jnp.asarray(state.pairs, jnp.int32), first=jnp.int32(state.first),
-            current=jnp.int32(state.current), flip=jnp.int32(state.flip),
-            turns=jnp.int32(state.turns), over=jnp.bool_(state.over))
 
     # -- queries --------------------------------------------------------------------
     def kinds(self, gs: PelmanismGameState) -> jax.Array:
