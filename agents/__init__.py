@@ -15,9 +15,11 @@ observations when it acts), under whatever memory model the env uses.
 Building agents
 ---------------
 ``make(name, game="memtab", **kwargs)`` builds an agent from the table below (imported
-lazily); ``make("path/to/model.zip")`` loads a trained Stable-Baselines3 policy
+lazily); ``make("path/to/model.zip")`` loads a trained policy: a Stable-Baselines3 model
 (:class:`memtab_env.agents.sb3_policy.SB3Agent`: the policy is rebuilt from the zip's weights
-and plain settings, nothing is unpickled unless ``trust_pickle=True`` is passed).
+and plain settings, nothing is unpickled unless ``trust_pickle=True`` is passed) or a JAX
+PPO checkpoint (:class:`memtab_env.jax.ppo.JaxPPOAgent`, extra ``[jax]``: config JSON and
+equinox weights, nothing executed).
 ``available(game)`` lists the names.
 
 =============  ===========  ===========================================================
@@ -97,6 +99,17 @@ def make(name: str, game: str = "memtab", **kwargs: Any) -> Agent:
     """
     games = sorted({g for g, _ in REGISTRY})
     if isinstance(name, (str, Path)) and str(name).endswith(".zip"):
+        from memtab_env.agents.model_data import is_jax_checkpoint
+
+        if is_jax_checkpoint(name):
+            try:
+                agent_class = _load("memtab_env.jax.ppo:JaxPPOAgent")
+            except ModuleNotFoundError as exc:
+                from memtab_env.extras import missing_message
+
+                raise InvalidOptionError(missing_message(exc, f"the JAX checkpoint {name}",
+                                                         extra="jax")) from None
+            return agent_class(str(name), **kwargs)
         return _load("memtab_env.agents.sb3_policy:SB3Agent")(str(name), **kwargs)
     if game not in games:
         raise InvalidOptionError(f"unknown game {game!r} for agents; known games: {games}")

@@ -188,7 +188,7 @@ def _read(z: zipfile.ZipFile, name: str, source: str) -> bytes:
     try:
         info = z.getinfo(name)
     except KeyError:
-        raise ModelFileError(f"{source}: no {name!r} in the zip (not a Stable-Baselines3 model)") from None
+        raise ModelFileError(f"{source}: no {name!r} in the zip (not a model of this kind)") from None
     if info.file_size > MAX_MEMBER_BYTES:
         raise ModelFileError(f"{source}: {name} is {info.file_size} bytes, more than {MAX_MEMBER_BYTES}")
     with z.open(info) as f:
@@ -198,8 +198,9 @@ def _read(z: zipfile.ZipFile, name: str, source: str) -> bytes:
     return out
 
 
-def _members(path: str | Path, *names: str) -> list[Any]:
-    """The members ``names`` of the SB3 zip ``path``, read within the size limits."""
+def members(path: str | Path, *names: str) -> list[bytes]:
+    """The members ``names`` of the model zip ``path`` (SB3 or JAX PPO), read within the
+    size limits; :class:`ModelFileError` naming the file otherwise."""
     from memtab_env import untrusted
 
     source = str(path)
@@ -211,6 +212,17 @@ def _members(path: str | Path, *names: str) -> list[Any]:
         raise ModelFileError(f"{source}: not a zip file ({exc})") from None
     finally:
         f.close()
+
+
+def is_jax_checkpoint(path: str | Path) -> bool:
+    """Whether the zip ``path`` is a JAX PPO checkpoint (it has a ``policy.json``
+    member; :mod:`memtab_env.jax.ppo`) rather than a Stable-Baselines3 model; reads only
+    the zip's directory."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return "policy.json" in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 def _parse_data(text: Any, source: str) -> dict[str, Any]:
@@ -226,7 +238,7 @@ def _parse_data(text: Any, source: str) -> dict[str, Any]:
 
 def read_data(path: str | Path) -> dict[str, Any]:
     """The ``data`` JSON of the SB3 zip ``path`` (nothing unpickled)."""
-    (text,) = _members(path, "data")
+    (text,) = members(path, "data")
     return _parse_data(text, str(path))
 
 
@@ -242,7 +254,7 @@ def load_policy(path: str | Path, device: str = "cpu") -> tuple[Any, str]:
     from stable_baselines3.common.policies import ActorCriticPolicy
 
     source = str(path)
-    text, weights = _members(path, "data", "policy.pth")
+    text, weights = members(path, "data", "policy.pth")
     data = _parse_data(text, source)
     cls, algo = policy_class(data, source)
     obs_space = _space(data.get("observation_space"), source, "observation_space")

@@ -424,43 +424,6 @@ def test_docs_examples_run() -> None:
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "jax.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     for code in blocks:
         exec(compile(code, "docs/jax.md", "exec"), {})  # noqa: S102 - our own docs
-
-
-# -- PPO with memory (memax) ------------------------------------------------------------
-def test_jax_ppo_trains_saves_and_plays_through_the_aec_env(tmp_path) -> None:
-    pytest.importorskip("memax")
-    from memtab_env.jax.ppo import JaxPPOAgent, PPOConfig, load, save, train
-    from memtab_env.play import play_game
-
-    config = PPOConfig(memory_model="GRU", recurrent_size=16, num_envs=8, num_steps=8,
-                       total_timesteps=128, num_minibatches=2, update_epochs=1,
-                       env_options={"num_players": 2, "memory": "none"})
-    policy, history = train(config)
-    assert len(history) == 2 and all(np.isfinite(h["value_loss"]) for h in history)
-    save(tmp_path / "run", policy, config)
-    again, config2 = load(tmp_path / "run")
-    assert config2 == config
-    for a, b in zip(jax.tree.leaves(eqx_arrays(policy)), jax.tree.leaves(eqx_arrays(again)),
-                    strict=True):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
-    agent = JaxPPOAgent(tmp_path / "run")
-    env = memtab_raw(num_players=2, memory="none")
-    from memtab_env.agents import make as make_agent
-
-    record = play_game(env, [agent, make_agent("random")], seed=3)
-    assert record["result"]["winners"]
-    with pytest.raises(InvalidOptionError, match="format"):
-        (tmp_path / "bad").mkdir()
-        (tmp_path / "bad" / "policy.json").write_text('{"format": "other"}')
-        load(tmp_path / "bad")
-    with pytest.raises(InvalidOptionError, match="multiple of num_minibatches"):
-        PPOConfig(num_envs=10, num_minibatches=4).check()
-
-
-def eqx_arrays(tree):
-    import equinox as eqx
-
-    return eqx.filter(tree, eqx.is_array)

@@ -18,16 +18,20 @@ opponents play inside the view), generalised advantage estimates, then
 ``update_epochs`` epochs of ``num_minibatches`` minibatches (split over games, whole
 sequences). Actions are sampled from the policy's logits with illegal flips masked out.
 
-Checkpoints are data, not code: the weights as equinox's leaf serialisation and the
-config as JSON (:func:`save`, :func:`load`), no pickle.
+Checkpoints are data, not code: one zip holding the config as JSON and the weights as
+equinox's leaf serialisation (:func:`save`, :func:`load`), no pickle;
+``memtab_env.agents.make(path)`` plays one (:class:`JaxPPOAgent`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import io
 import json
 import time
-from collections.abc import Callable
+import zipfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +57,12 @@ class PPOConfig:
         default_factory=lambda: {"num_players": 2, "memory": "none"})
     """options of ``memtab_env.jax.make_single_agent`` (game options, memory, reward)"""
     opponents: str = "random"
-    """the built-in JAX opponents: ``random`` or ``greedy``"""
+    """the built-in JAX opponents: ``random``, ``greedy``, or ``pool`` (self-play: frozen
+    snapshots of the learner, one drawn per seat and episode)"""
+    pool_size: int = 10
+    """``pool``: the most recent snapshots kept"""
+    snapshot_every: int = 10
+    """``pool``: updates between two snapshots (the first is the initial network)"""
     learner_seat: int | str = "random"
     """the learner's seat, or ``random`` (drawn each episode)"""
     encoder: str = "set"
@@ -65,27 +74,34 @@ class PPOConfig:
     """memax model name (``MLP`` = no memory)"""
     memory_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     """extra layer options for memax (e.g. ``{"window_size": 4}`` for ``Stack``)"""
-    recurrent_size: int = 128
-    """width of the memory model"""
+    recurrent_size: int = 32
+    """width of the memory model (per position with ``encoder: set``)"""
     num_layers: int = 1
     """memory layers"""
-    num_envs: int = 256
+    num_envs: int = 64
     """games stepped together"""
-    num_steps: int = 64
+    num_steps: int = 32
     """rollout length per update"""
     total_timesteps: int = 1_000_000
     """learner steps in all"""
-    learning_rate: float = 3.0e-4
+    learning_rate: float = 2.0e-3
     anneal_lr: bool = True
-    gamma: float = 0.99
+    gamma: float = 0.995
     gae_lambda: float = 0.95
     clip_coef: float = 0.2
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    normalize_reward: bool = True
+    """divide rewards by a running standard deviation of the discounted return (as
+    gymnasium's ``NormalizeReward``), so one set of coefficients fits every reward scheme"""
     update_epochs: int = 4
     num_minibatches: int = 4
     seed: int = 0
+    num_devices: int = 1
+    """devices the games are sharded over (``jax.sharding``: each device steps
+    ``num_envs / num_devices`` games, the weights are replicated and the gradients
+    averaged by XLA); 0: every device"""
 
     @property
     def num_updates(self) -> int:
@@ -94,12 +110,16 @@ class PPOConfig:
     def check(self) -> PPOConfig:
         """Raise :class:`InvalidOptionError` naming a bad field."""
         for name in ("num_envs", "num_steps", "total_timesteps", "recurrent_size", "num_layers",
-                     "update_epochs", "num_minibatches"):
+                     "update_epochs", "num_minibatches", "pool_size", "snapshot_every"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidOptionError(f"{name} must be a positive integer, got {value!r}")
         if self.encoder not in ("set", "flat"):
             raise InvalidOptionError(f"encoder must be 'set' or 'flat', got {self.encoder!r}")
+        if isinstance(self.num_devices, bool) or not isinstance(self.num_devices, int) \
+                or self.num_devices < 0:
+            raise InvalidOptionError(f"num_devices must be 0 (every device) or a positive integer, "
+                                     f"got {self.num_devices!r}")
         if self.num_envs % self.num_minibatches:
             raise InvalidOptionError(
                 f"num_envs ({self.num_envs}) must be a multiple of num_minibatches "
@@ -249,28 +269,38 @@ class SetActorCritic(eqx.Module):
         return jax.vmap(self.memory.latest_recurrent_state)(hs), logits[0], values[0]
 
 
-def make_view(config: PPOConfig) -> mj.SingleAgentEnv:
+def make_view(config: PPOConfig, pool_policy: Any = None) -> mj.SingleAgentEnv:
+    """The single-agent view of ``config`` (``pool`` opponents need the network)."""
+    if config.opponents == "pool" and pool_policy is None:
+        pool_policy = make_policy(config, mj.make_single_agent(
+            config.env_id, learner_seat=config.learner_seat, **config.env_options))
     return mj.make_single_agent(config.env_id, opponents=config.opponents,
-                                learner_seat=config.learner_seat, **config.env_options)
+                                learner_seat=config.learner_seat, pool_policy=pool_policy,
+                                **config.env_options)
 
 
-def make_policy(config: PPOConfig, view: mj.SingleAgentEnv | None = None) -> ActorCritic:
+def make_policy(config: PPOConfig, view: mj.SingleAgentEnv | None = None,
+                key: jax.Array | None = None) -> ActorCritic:
+    """The network ``config`` names, its weights drawn from ``key`` (default: the
+    config's seed)."""
     view = view or make_view(config)
+    key = jax.random.key(config.seed) if key is None else key
     game = view.env.game
     from memtab_env.registry import game_spec, load
 
     encoder = load(game_spec(game.name).encoder)(game.engine)
     if config.encoder == "set":
-        return SetActorCritic(encoder, view.num_actions, config, key=jax.random.key(config.seed))
+        return SetActorCritic(encoder, view.num_actions, config, key=key)
     return ActorCritic(np.maximum(np.abs(encoder.low), np.abs(encoder.high)).astype(np.float32),
-                       view.num_actions, config, key=jax.random.key(config.seed))
+                       view.num_actions, config, key=key)
 
 
 # -- training ---------------------------------------------------------------------------
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class Runner:
-    """What one update carries to the next."""
+    """What one update carries to the next (one seed; :class:`Trainer` stacks seeds on a
+    leading axis)."""
 
     params: Any
     opt_state: Any
@@ -278,21 +308,47 @@ class Runner:
     h: Any
     starts: jax.Array
     returns: jax.Array
+    discounted: jax.Array
+    reward_stats: jax.Array
+    pool_params: Any
+    pool_count: jax.Array
     key: jax.Array
     update: jax.Array
 
 
-def _masked_log_probs(logits: jax.Array) -> jax.Array:
+def _update_stats(stats: jax.Array, x: jax.Array) -> jax.Array:
+    """Running (count, mean, variance) with a batch ``x`` added (parallel Welford)."""
+    count, mean, var = stats[0], stats[1], stats[2]
+    n, m, v = x.size, x.mean(), x.var()
+    total = count + n
+    delta = m - mean
+    new_mean = mean + delta * n / total
+    new_var = (var * count + v * n + delta ** 2 * count * n / total) / total
+    return jnp.stack([total, new_mean, new_var])
+
+
+def _log_probs(logits: jax.Array) -> jax.Array:
     return jax.nn.log_softmax(logits, axis=-1)
 
 
 def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
-    """``(init(key) -> Runner, update(Runner) -> (Runner, metrics), policy)``, both jittable."""
+    """``(init(key) -> Runner, update(Runner) -> (Runner, metrics), policy)``, both
+    jittable and vmappable over seeds (``key`` draws the weights, the games and every
+    sample of the run, so a seed trains the same alone or beside others)."""
     config.check()
-    view = make_view(config)
-    policy = make_policy(config, view)
-    params, static = eqx.partition(policy, eqx.is_inexact_array)
+    plain = mj.make_single_agent(config.env_id, learner_seat=config.learner_seat,
+                                 **config.env_options)
+    policy = make_policy(config, plain)
+    view = make_view(config, policy)
+    _, static = eqx.partition(policy, eqx.is_inexact_array)
     n_envs, n_steps = config.num_envs, config.num_steps
+    self_play = config.opponents == "pool"
+
+    def env_fns(pool_params: Any, pool_count: jax.Array) -> tuple[Callable, Callable]:
+        if not self_play:
+            return view.step, view.reset
+        pool = (pool_params, jnp.minimum(pool_count, config.pool_size))
+        return (lambda s, a: view.step(s, a, pool=pool)), (lambda k: view.reset(k, pool=pool))
 
     def schedule(count: jax.Array) -> jax.Array:
         steps_per_update = config.update_epochs * config.num_minibatches
@@ -301,37 +357,49 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
 
     tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
                      optax.adam(schedule, eps=1e-5))
-    env_step = mj.auto_reset_batch(view.step, view.reset)
-
     def init(key: jax.Array) -> Runner:
-        env_key, key = jax.random.split(key)
-        env_state = jax.vmap(view.reset)(jax.random.split(env_key, n_envs))
+        net_key, env_key, key = jax.random.split(key, 3)
+        params, _ = eqx.partition(make_policy(config, plain, key=net_key), eqx.is_inexact_array)
+        pool_params = (jax.tree.map(lambda x: jnp.stack([x] * config.pool_size), params)
+                       if self_play else None)
+        pool_count = jnp.int32(1 if self_play else 0)
+        reset = env_fns(pool_params, pool_count)[1]
+        env_state = jax.vmap(reset)(jax.random.split(env_key, n_envs))
         h = jax.vmap(lambda _: policy.initial_state())(jnp.arange(n_envs))
         return Runner(params, tx.init(params), env_state, h, jnp.ones(n_envs, bool),
-                      jnp.zeros(n_envs, jnp.float32), key, jnp.int32(0))
+                      jnp.zeros(n_envs, jnp.float32), jnp.zeros(n_envs, jnp.float32),
+                      jnp.array([1e-4, 0.0, 1.0], jnp.float32), pool_params, pool_count, key,
+                      jnp.int32(0))
 
-    def rollout_step(carry: tuple, _: Any) -> tuple:
-        params, env_state, h, starts, returns, key = carry
+    def rollout_step(env_step: Callable, carry: tuple, _: Any) -> tuple:
+        params, env_state, h, starts, returns, discounted, stats, key = carry
         model = eqx.combine(params, static)
         key, act_key, env_key = jax.random.split(key, 3)
         obs, mask = env_state.observation, env_state.legal_action_mask
         h_next, logits, value = jax.vmap(model.step)(h, obs, starts, mask)
         action = jax.random.categorical(act_key, logits)
-        logp = jnp.take_along_axis(_masked_log_probs(logits), action[:, None], axis=1)[:, 0]
+        logp = jnp.take_along_axis(_log_probs(logits), action[:, None], axis=1)[:, 0]
         env_state = env_step(env_state, action.astype(jnp.int32), env_key)
         done = env_state.terminated | env_state.truncated
-        returns = returns + env_state.reward
+        reward = env_state.reward
+        returns = returns + reward
+        if config.normalize_reward:
+            discounted = discounted * config.gamma + reward
+            stats = _update_stats(stats, discounted)
+            discounted = jnp.where(done, 0.0, discounted)
+            reward = reward / jnp.sqrt(stats[2] + 1e-8)
         out = dict(obs=obs, mask=mask, start=starts, action=action, logp=logp, value=value,
-                   reward=env_state.reward, done=done, episode_return=returns)
+                   reward=reward, done=done, episode_return=returns,
+                   won=env_state.reward > 0)
         returns = jnp.where(done, 0.0, returns)
-        return (params, env_state, h_next, done, returns, key), out
+        return (params, env_state, h_next, done, returns, discounted, stats, key), out
 
     def loss_fn(params: Any, h0: Any, batch: dict, advantages: jax.Array, targets: jax.Array
                 ) -> tuple[jax.Array, dict]:
         model = eqx.combine(params, static)
         # sequences are [T, ...] per game: vmap over the games of the minibatch
         _, logits, values = jax.vmap(model)(h0, batch["obs"], batch["start"], batch["mask"])
-        logp_all = _masked_log_probs(logits)
+        logp_all = _log_probs(logits)
         logp = jnp.take_along_axis(logp_all, batch["action"][..., None], axis=-1)[..., 0]
         ratio = jnp.exp(logp - batch["logp"])
         adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
@@ -348,9 +416,11 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
 
     def update(runner: Runner) -> tuple[Runner, dict]:
         h0 = runner.h
-        (params, env_state, h, starts, returns, key), traj = jax.lax.scan(
-            rollout_step, (runner.params, runner.env_state, runner.h, runner.starts, runner.returns,
-                           runner.key), None, length=n_steps)
+        env_step = mj.auto_reset_batch(*env_fns(runner.pool_params, runner.pool_count))
+        (params, env_state, h, starts, returns, discounted, stats, key), traj = jax.lax.scan(
+            functools.partial(rollout_step, env_step),
+            (runner.params, runner.env_state, runner.h, runner.starts, runner.returns,
+             runner.discounted, runner.reward_stats, runner.key), None, length=n_steps)
         # bootstrap value of the state after the rollout
         model = eqx.combine(params, static)
         _, _, last_value = jax.vmap(model.step)(h, env_state.observation, starts,
@@ -383,6 +453,7 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
                     params, jax.tree.map(take, h0), jax.tree.map(take, seq), advantages[idx],
                     targets[idx])
                 updates, opt_state = tx.update(grads, opt_state, params)
+                info["grad_norm"] = optax.global_norm(grads)
                 return (optax.apply_updates(params, updates), opt_state), info
 
             (params, opt_state), info = jax.lax.scan(minibatch, (params, opt_state), order)
@@ -393,87 +464,224 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
             epoch, (params, runner.opt_state, epoch_key), None, length=config.update_epochs)
         done = traj["done"]
         episodes = done.sum()
+        per_episode = lambda x: jnp.where(done, x, 0).sum() / jnp.maximum(episodes, 1)  # noqa: E731
         metrics = {k: v.mean() for k, v in info.items()}
-        metrics.update(
-            episodes=episodes,
-            episode_return=jnp.where(done, traj["episode_return"], 0.0).sum() / jnp.maximum(episodes, 1),
-            win_rate=jnp.where(done, traj["reward"] > 0, False).sum() / jnp.maximum(episodes, 1),
-        )
-        new = Runner(params, opt_state, env_state, h, starts, returns, key, runner.update + 1)
+        metrics.update(episodes=episodes, episode_return=per_episode(traj["episode_return"]),
+                       win_rate=per_episode(traj["won"]))
+        pool_params, pool_count = runner.pool_params, runner.pool_count
+        if self_play:  # a frozen snapshot every snapshot_every updates, in a ring
+            take = (runner.update + 1) % config.snapshot_every == 0
+            slot = pool_count % config.pool_size
+            pool_params = jax.tree.map(lambda p, x: jnp.where(take, p.at[slot].set(x), p),
+                                       pool_params, params)
+            pool_count = pool_count + take.astype(jnp.int32)
+        new = Runner(params, opt_state, env_state, h, starts, returns, discounted, stats,
+                     pool_params, pool_count, key, runner.update + 1)
         return new, metrics
 
     return init, update, policy
 
 
+def _devices(config: PPOConfig) -> list:
+    devices = jax.devices()
+    wanted = config.num_devices or len(devices)
+    if wanted > len(devices):
+        raise InvalidOptionError(f"num_devices {wanted}: only {len(devices)} {devices[0].platform} "
+                                 "device(s) here")
+    if config.num_envs % wanted:
+        raise InvalidOptionError(f"num_envs ({config.num_envs}) must be a multiple of the "
+                                 f"{wanted} devices the games are split over")
+    return devices[:wanted]
+
+
+_COMPILED: dict[str, tuple] = {}
+
+
+def _compiled(config: PPOConfig) -> tuple:
+    """``(policy, jit(vmap(init)), jit(vmap(update)))`` of ``config``, built once per
+    config in a process, so trainers of one config share compiled code."""
+    key = json.dumps(config.to_json(), sort_keys=True, default=str)
+    if key not in _COMPILED:
+        if len(_COMPILED) >= 8:
+            _COMPILED.pop(next(iter(_COMPILED)))
+        init, update, policy = make_train(config)
+        _COMPILED[key] = (policy, jax.jit(jax.vmap(init)), jax.jit(jax.vmap(update)))
+    return _COMPILED[key]
+
+
+def _seed_keys(seeds: Sequence[int]) -> jax.Array:
+    return jax.vmap(jax.random.key)(jnp.asarray(seeds, jnp.uint32))
+
+
+class Trainer:
+    """A run of one or several seeds trained side by side (:func:`make_train` vmapped
+    over seeds: one jitted call updates them all). :meth:`update` advances every seed by
+    one update and returns one row of plain floats per seed; :meth:`policies` gives the
+    current networks; ``runner=`` resumes (see :func:`load_runner`)."""
+
+    def __init__(self, config: PPOConfig, seeds: Sequence[int] | None = None,
+                 runner: Runner | None = None) -> None:
+        self.config = config
+        self.seeds = list(seeds) if seeds is not None else [config.seed]
+        self.policy, self._init, self._update = _compiled(config)
+        self.devices = _devices(config)
+        self.runner = self.place(runner if runner is not None else self.initial_runner())
+        self.seconds = 0.0
+
+    def initial_runner(self) -> Runner:
+        """A fresh runner (also the structure :func:`load_runner` fills in)."""
+        return self._init(_seed_keys(self.seeds))
+
+    def place(self, runner: Runner) -> Runner:
+        """``runner`` on the trainer's devices: the games (and their recurrent states)
+        split over the devices, everything else replicated. The jitted update then runs
+        sharded (XLA's SPMD partitioner inserts the gradient all-reduce)."""
+        if len(self.devices) == 1:
+            return runner
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+        mesh = Mesh(np.asarray(self.devices), ("games",))
+        games = NamedSharding(mesh, PartitionSpec(None, "games"))
+        replicated = NamedSharding(mesh, PartitionSpec())
+        per_game = {"env_state", "h", "starts", "returns", "discounted"}
+        return Runner(**{f.name: jax.device_put(getattr(runner, f.name),
+                                                games if f.name in per_game else replicated)
+                         for f in dataclasses.fields(Runner)})
+
+    @property
+    def updates_done(self) -> int:
+        return int(self.runner.update[0])
+
+    @property
+    def timesteps(self) -> int:
+        return self.updates_done * self.config.num_envs * self.config.num_steps
+
+    @property
+    def done(self) -> bool:
+        return self.updates_done >= self.config.num_updates
+
+    def update(self) -> list[dict]:
+        start = time.perf_counter()
+        self.runner, metrics = self._update(self.runner)
+        metrics = jax.device_get(metrics)
+        self.seconds += time.perf_counter() - start
+        return [{**{k: float(v[i]) for k, v in metrics.items()}, "timesteps": self.timesteps,
+                 "seconds": self.seconds} for i in range(len(self.seeds))]
+
+    def policies(self) -> list[ActorCritic]:
+        _, static = eqx.partition(self.policy, eqx.is_inexact_array)
+        return [eqx.combine(jax.tree.map(lambda x, i=i: x[i], self.runner.params), static)
+                for i in range(len(self.seeds))]
+
+
 def train(config: PPOConfig, log: Callable[[int, dict], None] | None = None,
           runner: Runner | None = None) -> tuple[ActorCritic, list[dict]]:
-    """Run ``config``; ``log(timesteps, metrics)`` after every update. Returns the trained
-    policy and the metrics history (plain floats). ``runner`` resumes a run."""
-    init, update, policy = make_train(config)
-    update = jax.jit(update)
-    runner = runner if runner is not None else jax.jit(init)(jax.random.key(config.seed))
+    """Run ``config`` (one seed, ``config.seed``); ``log(timesteps, metrics)`` after every
+    update. Returns the trained policy and the metrics history (plain floats)."""
+    trainer = Trainer(config, runner=runner)
     history = []
-    per_update = config.num_envs * config.num_steps
-    start = time.perf_counter()
-    for u in range(int(runner.update), config.num_updates):
-        runner, metrics = update(runner)
-        row = {k: float(v) for k, v in metrics.items()}
-        row["timesteps"] = (u + 1) * per_update
-        row["seconds"] = time.perf_counter() - start
+    while not trainer.done:
+        row = trainer.update()[0]
         history.append(row)
         if log is not None:
             log(row["timesteps"], row)
-    _, static = eqx.partition(policy, eqx.is_inexact_array)
-    return eqx.combine(runner.params, static), history
+    return trainer.policies()[0], history
+
+
+def _is_key(x: Any) -> bool:
+    return jnp.issubdtype(x.dtype, jax.dtypes.prng_key)
+
+
+def save_runner(path: str | Path, runner: Runner) -> None:
+    """The whole training state (weights, optimiser, games, keys) as equinox leaves, for
+    resuming; numbers only."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    eqx.tree_serialise_leaves(tmp, jax.tree.map(
+        lambda x: jax.random.key_data(x) if _is_key(x) else x, runner))
+    tmp.replace(path)
+
+
+def load_runner(path: str | Path, like: Runner) -> Runner:
+    """Read :func:`save_runner`'s file into the structure of ``like`` (a fresh runner of
+    the same config and seeds)."""
+    raw = jax.tree.map(lambda x: jax.random.key_data(x) if _is_key(x) else x, like)
+    try:
+        raw = eqx.tree_deserialise_leaves(path, raw)
+    except Exception as exc:  # equinox raises several types for a bad file
+        raise InvalidOptionError(f"{path}: not a training state of this config ({exc})") from None
+    return jax.tree.map(lambda x, y: jax.random.wrap_key_data(y) if _is_key(x) else y, like, raw)
 
 
 # -- checkpoints: weights and plain config, no pickle -----------------------------------
-def save(directory: str | Path, policy: ActorCritic, config: PPOConfig,
+#: the members of a checkpoint zip
+CONFIG_MEMBER, WEIGHTS_MEMBER = "policy.json", "policy.eqx"
+
+
+def save(path: str | Path, policy: ActorCritic, config: PPOConfig,
          extra: dict[str, Any] | None = None) -> Path:
-    """Write ``policy.eqx`` (leaves only) and ``policy.json`` (config) into ``directory``."""
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    weights = out / "policy.eqx"
-    tmp = out / ".policy.eqx.tmp"
-    eqx.tree_serialise_leaves(tmp, policy)
-    tmp.replace(weights)
+    """Write the policy as one zip file: ``policy.json`` (the format, the config and
+    ``extra``, plain JSON) and ``policy.eqx`` (the weights, equinox's leaf serialisation:
+    numbers only). The file is replaced atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    weights = io.BytesIO()
+    eqx.tree_serialise_leaves(weights, policy)
     meta = {"format": CHECKPOINT_FORMAT, "config": config.to_json(), **(extra or {})}
-    tmp_json = out / ".policy.json.tmp"
-    tmp_json.write_text(json.dumps(meta, indent=2, sort_keys=True))
-    tmp_json.replace(out / "policy.json")
-    return out
+    tmp = path.with_name(f".{path.name}.tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(CONFIG_MEMBER, json.dumps(meta, indent=2, sort_keys=True))
+        z.writestr(WEIGHTS_MEMBER, weights.getvalue())
+    tmp.replace(path)
+    return path
 
 
-def load(directory: str | Path) -> tuple[ActorCritic, PPOConfig]:
-    """Rebuild a policy from :func:`save`'s files: the network from the JSON config, then
-    its weights (numbers only; nothing in the files is executed)."""
-    path = Path(directory)
-    meta_path = path / "policy.json" if path.is_dir() else path.with_suffix(".json")
-    weights = meta_path.with_suffix(".eqx")
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """The checkpoint's ``policy.json``, checked for the format."""
+    from memtab_env.agents.model_data import members
+
+    (text,) = members(path, CONFIG_MEMBER)
+    return _parse_meta(text, path)
+
+
+def _parse_meta(text: bytes, path: str | Path) -> dict[str, Any]:
     try:
-        meta = json.loads(meta_path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidOptionError(f"{meta_path}: not a readable JAX PPO checkpoint ({exc})") from None
+        meta = json.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise InvalidOptionError(f"{path}: {CONFIG_MEMBER} is not valid JSON ({exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
-        raise InvalidOptionError(f"{meta_path}: format must be {CHECKPOINT_FORMAT!r}")
-    config = PPOConfig.from_json(meta.get("config"))
+        raise InvalidOptionError(f"{path}: {CONFIG_MEMBER}: format must be {CHECKPOINT_FORMAT!r}")
+    return meta
+
+
+def load(path: str | Path) -> tuple[ActorCritic, PPOConfig]:
+    """Rebuild a policy from :func:`save`'s zip: the network from the JSON config, then
+    its weights (numbers only; nothing in the file is executed or unpickled)."""
+    from memtab_env.agents.model_data import members
+
+    text, weights = members(path, CONFIG_MEMBER, WEIGHTS_MEMBER)
+    config = PPOConfig.from_json(_parse_meta(text, path).get("config"))
     like = make_policy(config)
     try:
-        policy = eqx.tree_deserialise_leaves(weights, like)
+        policy = eqx.tree_deserialise_leaves(io.BytesIO(weights), like)
     except Exception as exc:  # equinox raises several types for a bad file
-        raise InvalidOptionError(f"{weights}: weights do not fit the config ({exc})") from None
+        raise InvalidOptionError(f"{path}: {WEIGHTS_MEMBER} does not fit the config ({exc})") from None
     return policy, config
 
 
 class JaxPPOAgent:
-    """A trained JAX PPO policy as an agent (``reset``/``act`` on AEC observation dicts),
-    CPU inference, one game at a time. It sees an observation each time it acts, as in
-    training; ``deterministic`` plays the most likely legal flip."""
+    """A trained JAX PPO policy (a :func:`save` zip) as an agent (``reset``/``act`` on AEC
+    observation dicts), CPU inference, one game at a time. It sees an observation each
+    time it acts, as in training; ``deterministic`` plays the most likely legal flip."""
 
-    def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None) -> None:
-        self.policy, self.config = load(path)
+    def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None,
+                 algo: str = "jax_ppo") -> None:
+        if algo != "jax_ppo":
+            raise InvalidOptionError(f"{path} is a JAX PPO checkpoint: algo must be 'jax_ppo', got {algo!r}")
+        with jax.default_device(jax.devices("cpu")[0]):
+            self.policy, self.config = load(path)
         self.deterministic = deterministic
-        self.name = f"jax-ppo:{Path(path).name}"
+        self.name = f"jax-ppo:{Path(path).stem}"
         self._step = eqx.filter_jit(type(self.policy).step)
         self.reset(seed)
 

@@ -11,6 +11,13 @@ Opponents are pure JAX functions stepped inside :meth:`SingleAgentEnv.step`:
 ``random``
     uniform over the legal flips (from the state's key: the same law as
     ``agents.make("random")``, other streams).
+``pool``
+    a frozen snapshot of a policy (self-play): the view is built with ``pool_policy`` (the
+    network's structure, a :mod:`memtab_env.jax.ppo` policy) and ``step`` / ``reset`` are
+    given ``pool=(params, filled)``, the snapshots' weights stacked on a leading axis and
+    how many of them are filled. Each pool seat draws one snapshot per episode (uniformly
+    among the filled ones) and samples its flips from it, with a recurrent state of its
+    own that sees the seat's observation each time it acts.
 ``greedy``
     the exact greedy rule of the game's numpy agent (:mod:`agents.basic`,
     :mod:`agents.pelmanism_agents`), keeping its own memory as ``agents.make("greedy")``
@@ -39,7 +46,7 @@ from memtab_env.errors import InvalidOptionError
 from memtab_env.gym_env import MAX_REDEALS
 from memtab_env.jax.env import Env, State, uniform_legal
 
-OPPONENTS = ("random", "greedy")
+OPPONENTS = ("random", "greedy", "pool")
 
 
 @jax.tree_util.register_dataclass
@@ -56,6 +63,8 @@ class SingleAgentState:
         redeals: int32, deals the opponents ended before the learner's first action.
         env_state: the game (:class:`memtab_env.jax.env.State`).
         seen: int8[n, P], each greedy opponent's own memory of kinds (-1 unknown).
+        pool_seats: per seat, the snapshot a ``pool`` opponent plays this episode, its
+            recurrent state and whether it has acted yet (None without pool opponents).
         key: the key of the opponents' draws and the redeals.
     """
 
@@ -68,6 +77,7 @@ class SingleAgentState:
     redeals: jax.Array
     env_state: State
     seen: jax.Array
+    pool_seats: Any
     key: jax.Array
 
     episode_end_fields = ("reward", "terminated", "truncated")
@@ -87,7 +97,7 @@ class SingleAgentEnv:
     """
 
     def __init__(self, env: Env, opponents: str | Sequence[str] = "random",
-                 learner_seat: int | str = 0) -> None:
+                 learner_seat: int | str = 0, pool_policy: Any = None) -> None:
         n = env.num_players
         self.env = env
         self.num_players = n
@@ -109,6 +119,11 @@ class SingleAgentEnv:
                 f"learner_seat must be 'random' or an integer in [0, {n - 1}], got {learner_seat!r}")
         self.learner_seat = learner_seat
         self._greedy_after = jnp.asarray([name == "greedy" for name in names] + [False], jnp.bool_)
+        self._pool_after = jnp.asarray([name == "pool" for name in names] + [False], jnp.bool_)
+        self.has_pool = "pool" in names
+        if self.has_pool and pool_policy is None:
+            raise InvalidOptionError("opponents 'pool' play a policy: give pool_policy (the network)")
+        self.pool_policy = pool_policy
 
     # -- opponents ------------------------------------------------------------------
     def _is_greedy(self, learner: jax.Array, seat: jax.Array) -> jax.Array:
@@ -133,8 +148,38 @@ class SingleAgentEnv:
         seen = jnp.where(is_greedy, seen.at[seat].set(row), seen)
         return jnp.where(is_greedy, greedy, uniform).astype(jnp.int32), seen
 
-    def _play_opponents(self, es: State, seen: jax.Array, learner: jax.Array, key: jax.Array
-                        ) -> tuple[State, jax.Array, jax.Array, jax.Array]:
+    def _new_pool_seats(self, key: jax.Array, pool: Any) -> Any:
+        """Every seat's snapshot for a new episode, a fresh recurrent state, not acted."""
+        if not self.has_pool:
+            return None
+        if pool is None:
+            raise InvalidOptionError("this view has pool opponents: pass pool=(params, filled)")
+        _, filled = pool
+        n = self.num_players
+        index = jax.random.randint(key, (n,), 0, jnp.maximum(filled, 1), jnp.int32)
+        h = jax.vmap(lambda _: self.pool_policy.initial_state())(jnp.arange(n))
+        return index, h, jnp.ones(n, jnp.bool_)
+
+    def _pool_action(self, es: State, pool_seats: Any, pool: Any, key: jax.Array
+                     ) -> tuple[jax.Array, Any]:
+        """The flip of the pool snapshot on turn, sampled, and the seats' states after it."""
+        import equinox as eqx
+
+        index, h, start = pool_seats
+        params, _ = pool
+        seat = es.current_player
+        _, static = eqx.partition(self.pool_policy, eqx.is_inexact_array)
+        model = eqx.combine(jax.tree.map(lambda x: x[index[seat]], params), static)
+        h_seat, logits, _ = model.step(jax.tree.map(lambda x: x[seat], h),
+                                       self.env.observe(es, seat), start[seat],
+                                       es.legal_action_mask)
+        action = jax.random.categorical(key, logits).astype(jnp.int32)
+        h = jax.tree.map(lambda x, y: x.at[seat].set(y), h, h_seat)
+        return action, (index, h, start.at[seat].set(False))
+
+    def _play_opponents(self, es: State, seen: jax.Array, pool_seats: Any, learner: jax.Array,
+                        key: jax.Array, pool: Any = None
+                        ) -> tuple[State, jax.Array, Any, jax.Array, jax.Array]:
         """Opponents act until the learner is on turn or the game is over; returns the
         learner's reward collected meanwhile."""
 
@@ -143,25 +188,34 @@ class SingleAgentEnv:
             return ~(es.terminated | es.truncated) & (es.current_player != learner)
 
         def act(carry: tuple) -> tuple:
-            es, seen, total, key = carry
+            es, seen, pool_seats, total, key = carry
             key, sub = jax.random.split(key)
             action, seen = self.opponent_action(es, seen, learner, sub)
+            if self.has_pool:  # (streams of views without pool opponents stay as they were)
+                pool_key = jax.random.fold_in(sub, 1)
+                is_pool = self._pool_after[(es.current_player - learner - 1) % self.num_players]
+                pool_flip, after = self._pool_action(es, pool_seats, pool, pool_key)
+                action = jnp.where(is_pool, pool_flip, action)
+                pool_seats = jax.tree.map(lambda new, old: jnp.where(is_pool, new, old),
+                                          after, pool_seats)
             es = self.env.step(es, action)
-            return es, seen, total + es.rewards[learner], key
+            return es, seen, pool_seats, total + es.rewards[learner], key
 
-        return jax.lax.while_loop(waiting, act, (es, seen, jnp.float32(0.0), key))
+        return jax.lax.while_loop(waiting, act, (es, seen, pool_seats, jnp.float32(0.0), key))
 
-    def _view(self, es: State, seen: jax.Array, learner: jax.Array, reward: jax.Array,
-              redeals: jax.Array, key: jax.Array) -> SingleAgentState:
+    def _view(self, es: State, seen: jax.Array, pool_seats: Any, learner: jax.Array,
+              reward: jax.Array, redeals: jax.Array, key: jax.Array) -> SingleAgentState:
         mask = es.legal_action_mask & (es.current_player == learner)
         return SingleAgentState(
             observation=self.env.observe(es, learner), legal_action_mask=mask,
             reward=reward.astype(jnp.float32), terminated=es.terminated, truncated=es.truncated,
-            learner=learner, redeals=redeals, env_state=es, seen=seen, key=key)
+            learner=learner, redeals=redeals, env_state=es, seen=seen, pool_seats=pool_seats,
+            key=key)
 
     # -- the view -------------------------------------------------------------------
-    def reset(self, key: jax.Array) -> SingleAgentState:
-        """A new episode: deal, then the opponents play until the learner is on turn."""
+    def reset(self, key: jax.Array, pool: Any = None) -> SingleAgentState:
+        """A new episode: deal, then the opponents play until the learner is on turn
+        (``pool``: the snapshots, for ``pool`` opponents)."""
         n, p = self.num_players, self.env.game.num_positions
         seat_key, key = jax.random.split(key)
         if self.learner_seat == "random":
@@ -170,24 +224,25 @@ class SingleAgentEnv:
             learner = jnp.int32(self.learner_seat)
 
         def deal(carry: tuple) -> tuple:
-            _, _, redeals, key = carry
+            _, _, _, redeals, key = carry
             key, deal_key, play_key = jax.random.split(key, 3)
             es = self.env.init(deal_key)
             seen = jnp.full((n, p), -1, jnp.int8)
-            es, seen, _, _ = self._play_opponents(es, seen, learner, play_key)
-            return es, seen, redeals + 1, key
+            seats = self._new_pool_seats(jax.random.fold_in(deal_key, 1), pool)
+            es, seen, seats, _, _ = self._play_opponents(es, seen, seats, learner, play_key, pool)
+            return es, seen, seats, redeals + 1, key
 
         def ended(carry: tuple) -> jax.Array:
-            es, _, redeals, _ = carry
+            es, _, _, redeals, _ = carry
             return (es.terminated | es.truncated) & (redeals < MAX_REDEALS)
 
-        es, seen, redeals, key = deal((None, None, jnp.int32(-1), key))
-        es, seen, redeals, key = jax.lax.while_loop(ended, deal, (es, seen, redeals, key))
+        es, seen, seats, redeals, key = deal((None, None, None, jnp.int32(-1), key))
+        es, seen, seats, redeals, key = jax.lax.while_loop(ended, deal, (es, seen, seats, redeals, key))
         es = es.replace(rewards=jnp.zeros_like(es.rewards))
-        return self._view(es, seen, learner, jnp.float32(0.0), redeals, key)
+        return self._view(es, seen, seats, learner, jnp.float32(0.0), redeals, key)
 
     def reset_from_layout(self, layout: Any, key: jax.Array | None = None,
-                          learner: int | None = None) -> SingleAgentState:
+                          learner: int | None = None, pool: Any = None) -> SingleAgentState:
         """An episode on the given deal (as :meth:`Env.init_from_layout` takes it), the
         opponents playing until the learner is on turn; never dealt again (a deal the
         opponents end first gives a finished episode). ``learner`` defaults to the
@@ -202,15 +257,18 @@ class SingleAgentEnv:
         es = self.env.init_from_layout(layout, key=env_key)
         seat = jnp.int32(learner)
         seen = jnp.full((n, p), -1, jnp.int8)
-        es, seen, _, _ = self._play_opponents(es, seen, seat, play_key)
+        seats = self._new_pool_seats(jax.random.fold_in(env_key, 1), pool)
+        es, seen, seats, _, _ = self._play_opponents(es, seen, seats, seat, play_key, pool)
         es = es.replace(rewards=jnp.zeros_like(es.rewards))
-        return self._view(es, seen, seat, jnp.float32(0.0), jnp.int32(0), key)
+        return self._view(es, seen, seats, seat, jnp.float32(0.0), jnp.int32(0), key)
 
-    def step(self, state: SingleAgentState, action: jax.Array) -> SingleAgentState:
-        """The learner plays ``action``; then the opponents, until its next turn."""
+    def step(self, state: SingleAgentState, action: jax.Array, pool: Any = None) -> SingleAgentState:
+        """The learner plays ``action``; then the opponents, until its next turn
+        (``pool``: the snapshots, for ``pool`` opponents)."""
         learner = state.learner
         es = self.env.step(state.env_state, action)
         reward = es.rewards[learner]
         key, play_key = jax.random.split(state.key)
-        es, seen, more, _ = self._play_opponents(es, state.seen, learner, play_key)
-        return self._view(es, seen, learner, reward + more, state.redeals, key)
+        es, seen, seats, more, _ = self._play_opponents(es, state.seen, state.pool_seats, learner,
+                                                        play_key, pool)
+        return self._view(es, seen, seats, learner, reward + more, state.redeals, key)

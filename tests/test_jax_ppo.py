@@ -1,0 +1,295 @@
+"""The JAX PPO (memtab_env.jax.ppo): seeds side by side, checkpoints as data, resuming,
+sharding, the JAX evaluation against the AEC env, and ``algo: jax_ppo`` in train.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("memax")
+import equinox as eqx  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+
+from memtab_env.errors import InvalidOptionError  # noqa: E402
+from memtab_env.jax import ppo  # noqa: E402
+
+TINY = dict(recurrent_size=8, num_envs=4, num_steps=4, num_minibatches=2, update_epochs=1,
+            total_timesteps=48, set_layers=1)
+
+
+def _config(**kw) -> ppo.PPOConfig:
+    fields = {**TINY, "memory_model": "GRU",
+              "env_options": {"num_players": 2, "memory": "none"}, **kw}
+    return ppo.PPOConfig(**fields)
+
+
+def _arrays(tree):
+    return jax.tree.leaves(eqx.filter(tree, eqx.is_array))
+
+
+def _assert_same(a, b, **tol) -> None:
+    for x, y in zip(_arrays(a), _arrays(b), strict=True):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), **tol)
+
+
+def test_a_seed_trains_the_same_whichever_seeds_train_beside_it() -> None:
+    config = _config()
+    first = ppo.Trainer(config, seeds=[3, 5])
+    beside = ppo.Trainer(config, seeds=[1, 3])
+    for _ in range(2):
+        row = first.update()[0]
+        rows = beside.update()
+    assert len(rows) == 2 and rows[1]["timesteps"] == row["timesteps"] == 32
+    assert rows[1]["policy_loss"] == pytest.approx(row["policy_loss"], rel=1e-4, abs=1e-6)
+    _assert_same(first.policies()[0], beside.policies()[1], rtol=1e-5, atol=1e-6)
+    # and the other seed is another run
+    diff = [float(jnp.abs(x - y).max()) for x, y in
+            zip(_arrays(beside.policies()[0]), _arrays(beside.policies()[1]), strict=True)]
+    assert max(diff) > 1e-3
+
+
+def test_reward_normalisation_keeps_running_moments() -> None:
+    rng = np.random.default_rng(0)
+    batches = [rng.normal(3.0, 2.0, size=n).astype(np.float32) for n in (5, 17, 64)]
+    stats = jnp.array([0.0, 0.0, 1.0], jnp.float32)
+    for b in batches:
+        stats = ppo._update_stats(stats, jnp.asarray(b))
+    everything = np.concatenate(batches)
+    assert float(stats[0]) == everything.size
+    assert float(stats[1]) == pytest.approx(everything.mean(), rel=1e-5)
+    assert float(stats[2]) == pytest.approx(everything.var(), rel=1e-4)
+
+
+def test_resuming_from_a_saved_state_continues_the_same_run(tmp_path: Path) -> None:
+    config = _config(total_timesteps=48)
+    straight = ppo.Trainer(config)
+    for _ in range(3):
+        straight.update()
+    first = ppo.Trainer(config)
+    first.update()
+    ppo.save_runner(tmp_path / "state.eqx", first.runner)
+    again = ppo.Trainer(config)
+    again.runner = ppo.load_runner(tmp_path / "state.eqx", again.initial_runner())
+    assert again.updates_done == 1
+    again.update()
+    again.update()
+    assert again.done
+    _assert_same(straight.policies()[0], again.policies()[0], rtol=1e-5, atol=1e-6)
+    (tmp_path / "bad.eqx").write_bytes(b"not a state")
+    with pytest.raises(InvalidOptionError, match="not a training state"):
+        ppo.load_runner(tmp_path / "bad.eqx", again.initial_runner())
+
+
+def test_checkpoints_are_data_and_agents_make_plays_them(tmp_path: Path) -> None:
+    from memtab_env.agents import make as make_agent
+
+    from memtab_env.memtab_v0 import raw_env
+    from memtab_env.play import play_game
+
+    config = _config()
+    policy, history = ppo.train(config)
+    assert len(history) == 3 and all(np.isfinite(h["value_loss"]) for h in history)
+    path = ppo.save(tmp_path / "policy.zip", policy, config, {"note": "x"})
+    with zipfile.ZipFile(path) as z:
+        assert sorted(z.namelist()) == ["policy.eqx", "policy.json"]
+        meta = json.loads(z.read("policy.json"))
+    assert meta["format"] == ppo.CHECKPOINT_FORMAT and meta["note"] == "x"
+    again, config2 = ppo.load(path)
+    assert config2 == config
+    _assert_same(policy, again, rtol=0, atol=0)
+    agent = make_agent(str(path))
+    assert isinstance(agent, ppo.JaxPPOAgent)
+    record = play_game(raw_env(num_players=2, memory="none"), [agent, make_agent("random")], seed=3)
+    assert record["result"]["winners"]
+    # untrusted files: a clear error, nothing executed
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("policy.json", json.dumps({"format": "other"}))
+        z.writestr("policy.eqx", b"")
+    with pytest.raises(InvalidOptionError, match="format must be"):
+        ppo.load(bad)
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("policy.json", json.dumps({"format": ppo.CHECKPOINT_FORMAT,
+                                              "config": {**config.to_json(), "recurrent_size": 9}}))
+        z.writestr("policy.eqx", zipfile.ZipFile(path).read("policy.eqx"))
+    with pytest.raises(InvalidOptionError, match="does not fit the config"):
+        ppo.load(bad)
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("policy.json", json.dumps({"format": ppo.CHECKPOINT_FORMAT,
+                                              "config": {**config.to_json(), "evil": 1}}))
+        z.writestr("policy.eqx", b"")
+    with pytest.raises(InvalidOptionError, match="unknown PPO config field"):
+        ppo.load(bad)
+    with pytest.raises(InvalidOptionError, match="algo must be 'jax_ppo'"):
+        ppo.JaxPPOAgent(path, algo="MaskablePPO")
+    with pytest.raises(InvalidOptionError, match="multiple of num_minibatches"):
+        ppo.PPOConfig(num_envs=10, num_minibatches=4).check()
+
+
+@pytest.mark.parametrize(("env_id", "options", "opponents"), [
+    ("MemTab-v0", {"num_players": 2, "memory": "none"}, "greedy"),
+    ("Pelmanism-v0", {"num_players": 1, "deck": "pairs:3", "memory": "window:2", "reward": "turns"},
+     "random"),
+])
+def test_jax_evaluation_plays_as_the_agent_plays_through_the_aec_env(
+        tmp_path: Path, env_id: str, options: dict, opponents: str) -> None:
+    """The study's JAX play (most likely flips) gives every game the return that the same
+    policy, as an agent, gets through the AEC env against the same (deterministic)
+    opponents, deal for deal and seat for seat."""
+    import importlib
+
+    from memtab_env.agents import make as make_agent
+
+    import memtab_env.jax as mj
+    from memtab_env.jax.evaluate import deal_layouts, play_deals
+    from memtab_env.play import play_game
+    from memtab_env.registry import game_spec
+
+    config = _config(env_id=env_id, env_options=options, opponents=opponents)
+    policy, _ = ppo.train(config)
+    path = ppo.save(tmp_path / "p.zip", policy, config)
+    view = mj.make_single_agent(env_id, opponents=opponents, **options)
+    seeds = list(range(40, 52))
+    n = options["num_players"]
+    layouts = np.repeat(deal_layouts(env_id, options, seeds), n, axis=0)
+    seats = np.tile(np.arange(n), len(seeds))
+    out = play_deals(view, policy, layouts, seats)
+    spec = game_spec(env_id)
+    raw = importlib.import_module(spec.aec_module).raw_env
+    for i, (seed, seat) in enumerate(zip(np.repeat(seeds, n), seats, strict=True)):
+        players = [make_agent(opponents, game=spec.name) for _ in range(n)]
+        players[seat] = make_agent(str(path))
+        record = play_game(raw(**options), players, seed=int(seed))
+        # solo, turns reward: minus the turns (two flips each, extra turns included)
+        expected = -len(record["actions"]) / 2 if n == 1 else record["result"]["rewards"][seat]
+        assert float(out["return"][i]) == pytest.approx(expected, abs=1e-6), (seed, seat)
+        assert int(out["steps"][i]) == sum(1 for a in record["actions"] if a["player"] == seat)
+
+
+def test_sharded_training_equals_one_device() -> None:
+    """Two (forced host) devices: the games are split, the run is the same run."""
+    code = """
+import numpy as np, jax, equinox as eqx
+from memtab_env.jax import ppo
+assert len(jax.devices()) == 2
+cfg = dict(recurrent_size=8, num_envs=4, num_steps=4, num_minibatches=2, update_epochs=1,
+           total_timesteps=32, memory_model="GRU", env_options={"num_players": 2, "memory": "none"})
+one = ppo.Trainer(ppo.PPOConfig(**cfg))
+two = ppo.Trainer(ppo.PPOConfig(**cfg, num_devices=2))
+assert len(two.runner.env_state.observation.sharding.device_set) == 2
+for _ in range(2):
+    one.update(); two.update()
+a = jax.tree.leaves(eqx.filter(one.policies()[0], eqx.is_array))
+b = jax.tree.leaves(eqx.filter(two.policies()[0], eqx.is_array))
+print(max(float(np.abs(np.asarray(x) - np.asarray(y)).max()) for x, y in zip(a, b)))
+"""
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2",
+           "JAX_PLATFORMS": "cpu"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert float(out.stdout.strip().splitlines()[-1]) < 1e-4
+    with pytest.raises(InvalidOptionError, match="device"):
+        ppo.Trainer(_config(num_devices=64))
+
+
+# -- train.py with algo: jax_ppo ---------------------------------------------------------
+def test_train_py_trains_checkpoints_resumes_and_evaluates_with_jax_ppo(tmp_path: Path) -> None:
+    pytest.importorskip("stable_baselines3")
+    from memtab_env.train.run import main
+
+    config = tmp_path / "jax.yaml"
+    config.write_text(f"""
+MemTab-v0:
+  algo: jax_ppo
+  policy: set
+  memory: none
+  memory_model: GRU
+  recurrent_size: 8
+  set_layers: 1
+  opponents: {{random: 1.0}}
+  n_envs: 4
+  n_steps: 4
+  batch_size: 8
+  n_epochs: 1
+  total_timesteps: 32
+  checkpoint_every: 16
+  eval_opponents: [random]
+  eval_games: 4
+  progress_bar: false
+  runs_dir: {tmp_path / "runs"}
+""")
+    run_dir = main(["--config", str(config)])
+    assert ppo.read_meta(run_dir / "model.zip")["config"]["memory_model"] == "GRU"
+    latest = json.loads((run_dir / "checkpoints" / "latest.json").read_text())
+    assert latest["step"] == 32 and latest["state"] == "state_000000000032.eqx"
+    report = json.loads((run_dir / "eval.json").read_text())
+    assert report["algo"] == "jax_ppo" and report["results"]["random"]["games"] == 4
+    assert list((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
+    main(["--resume", str(run_dir), "--total_timesteps", "48"])
+    latest = json.loads((run_dir / "checkpoints" / "latest.json").read_text())
+    assert latest["step"] == 48
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert "checkpoints/state_000000000048.eqx" in manifest["files"]
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    (["--opponents", "{random: 0.5, expert: 0.5}"], "one built-in JAX opponent"),
+    (["--batch_size", "5"], "batch_size 5"),
+    (["--memory_model", "Telepathy"], "memax has no memory model 'Telepathy'"),
+    (["--env", "MemoryBoard-v0"], "the JAX backend's games"),
+])
+def test_jax_ppo_config_errors_name_the_field(tmp_path: Path, override, message) -> None:
+    from memtab_env.train.config import ConfigError
+    from memtab_env.train.run import main
+
+    config = tmp_path / "jax.yaml"
+    config.write_text("MemTab-v0:\n  algo: jax_ppo\n  opponents: {random: 1.0}\n"
+                      "MemoryBoard-v0:\n  algo: jax_ppo\n  opponents: {random: 1.0}\n")
+    with pytest.raises(ConfigError, match=message):
+        main(["--config", str(config), "--runs_dir", str(tmp_path / "runs"), *override])
+
+
+def test_self_play_pool_keeps_snapshots_and_pool_seats_play_them() -> None:
+    import memtab_env.jax as mj
+
+    config = _config(opponents="pool", pool_size=2, snapshot_every=1, memory_model="MLP",
+                     total_timesteps=48)
+    trainer = ppo.Trainer(config)
+    snapshots = []
+    for _ in range(3):
+        trainer.update()
+        snapshots.append(trainer.policies()[0])
+    runner = trainer.runner
+    assert int(runner.pool_count[0]) == 4  # the initial network, then one per update
+    # a ring of 2: slot 1 holds the snapshot after update 3 (count 3 -> slot 1), slot 0 update 2
+    for slot, policy in ((0, snapshots[1]), (1, snapshots[2])):
+        pool_slot = jax.tree.map(lambda x, s=slot: x[0, s], runner.pool_params)
+        ours = eqx.partition(policy, eqx.is_inexact_array)[0]
+        for x, y in zip(jax.tree.leaves(pool_slot), jax.tree.leaves(ours), strict=True):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    # a pool seat samples its flips from a snapshot: legal flips, whole games
+    view = mj.make_single_agent("MemTab-v0", opponents="pool", pool_policy=trainer.policy,
+                                learner_seat=0, num_players=2, memory="none")
+    pool = (jax.tree.map(lambda x: x[0], runner.pool_params), jnp.int32(2))
+    step = jax.jit(jax.vmap(lambda s, a: view.step(s, a, pool=pool)))
+    states = jax.jit(jax.vmap(lambda k: view.reset(k, pool=pool)))(jax.random.split(jax.random.key(0), 16))
+    assert set(np.asarray(states.pool_seats[0][:, 1]).tolist()) <= {0, 1}
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        mask = np.asarray(states.legal_action_mask)
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask], np.int32)
+        states = step(states, jnp.asarray(actions))
+    assert np.asarray(states.terminated).all()
+    # every game ended by its rules (an illegal flip ends a game with the cards left on the table)
+    assert np.asarray(states.env_state.game.over).all()
+    with pytest.raises(InvalidOptionError, match="pool_policy"):
+        mj.make_single_agent("MemTab-v0", opponents="pool")
