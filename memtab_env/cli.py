@@ -10,6 +10,7 @@ Subcommands:
   (``BENCHMARK.md``).
 - ``memtab train``: train and evaluate a policy (:mod:`memtab_env.train`; the ``train``
   extra); ``memtab train --config quick`` runs a shipped config.
+- ``memtab study``: the memory study (:mod:`memtab_env.study`; the ``study`` extra).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ EXTERNAL = {
     "tournament": "memtab_env.benchmark.cli:tournament_main",
     "leaderboard": "memtab_env.benchmark.cli:leaderboard_main",
     "train": "memtab_env.train.run:train_main",
+    "study": "memtab_env.study.run:study_main",
 }
 
 

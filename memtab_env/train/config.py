@@ -28,7 +28,7 @@ import yaml
 
 from memtab_env.errors import MemTabError
 
-ALGOS = ("maskable_ppo", "ppo", "recurrent_ppo", "dqn")
+ALGOS = ("maskable_ppo", "ppo", "recurrent_ppo", "dqn", "jax_ppo")
 POLICIES = ("mlp", "set")
 VEC_ENVS = ("dummy", "subproc", "batched")
 ACTIVATIONS = ("tanh", "relu")
@@ -103,7 +103,8 @@ class Config:
     """Learner steps to train for in total (a resumed run continues up to this count)."""
     algo: str = "maskable_ppo"
     """One of maskable_ppo (sb3-contrib, uses the action mask), ppo, recurrent_ppo
-    (sb3-contrib, LSTM) and dqn."""
+    (sb3-contrib, LSTM), dqn, and jax_ppo (memtab_env.jax.ppo: PPO with a memax memory
+    model, end to end in JAX on the JAX backend; the jax extra)."""
     policy: str = "mlp"
     """Network: mlp (SB3's MLP on the flat observation) or set (the position-equivariant
     network of agents/set_policy.py; maskable_ppo and ppo; with recurrent_ppo it is the
@@ -159,6 +160,16 @@ class Config:
     """Residual layers of the set policy."""
     lstm_hidden_size: int = 128
     """LSTM width of recurrent_ppo."""
+    memory_model: str = "GRU"
+    """jax_ppo: the memory architecture, a memax model name (MLP: none; Stack: a window
+    of the last inputs; LSTM, GRU, MGU, LRU, S6, FFM, FART, Attention, ...); with policy
+    set, one memory per position (shared weights)."""
+    memory_kwargs: dict[str, Any] = field(default_factory=dict)
+    """jax_ppo: options of the memax layer, e.g. {window_size: 4} for Stack."""
+    recurrent_size: int = 32
+    """jax_ppo: width of the memory model."""
+    jax_devices: int = 1
+    """jax_ppo: JAX devices the games are sharded over (0: every device)."""
     slot_memory: int = 0
     """recurrent_ppo with policy set on MemTab and Pelmanism: memory values per position of
     a per-position recurrent memory (agents/recurrent_policy.py SlotMemoryPolicy: one
@@ -268,6 +279,10 @@ class Config:
         if self.slot_memory and not (self.algo == "recurrent_ppo" and self.policy == "set" and self.obs_mask):
             raise ConfigError("slot_memory needs algo recurrent_ppo, policy set and obs_mask true "
                               f"(got algo {self.algo!r}, policy {self.policy!r}, obs_mask {self.obs_mask})")
+        if self.algo == "jax_ppo":
+            from memtab_env.train.jax_run import ppo_config
+
+            ppo_config(self)  # the JAX PPO's own checks, named by field
         if self.policy == "set" and self.algo == "dqn":
             raise ConfigError("policy 'set' works with algo maskable_ppo, ppo or recurrent_ppo")
         try:
@@ -280,7 +295,8 @@ class Config:
         for name in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_games",
                      "checkpoint_every", "snapshot_every", "pool_size", "num_players", "torch_threads",
                      "set_dim", "set_layers", "lstm_hidden_size", "buffer_size", "train_freq",
-                     "gradient_steps", "target_update_interval", "keep_checkpoints"):
+                     "gradient_steps", "target_update_interval", "keep_checkpoints",
+                     "recurrent_size"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not self.opponents or any(w < 0 for w in self.opponents.values()) \

@@ -29,7 +29,8 @@ NAME = "manifest.json"
 #: the prefix of every temporary file a run writes
 TMP_PREFIX = ".tmp."
 #: the files a run owns in its folder (relative path patterns)
-OWNED = re.compile(r"(checkpoints/(step_\d{12}\.zip|replay_buffer_\d{12}\.pkl)|pool/snapshot_\d{12}\.zip"
+OWNED = re.compile(r"(checkpoints/(step_\d{12}\.zip|replay_buffer_\d{12}\.pkl|state_\d{12}\.eqx)"
+                   r"|pool/snapshot_\d{12}\.zip"
                    r"|model\.zip)")
 _HEX = re.compile(r"[0-9a-f]{64}")
 

@@ -13,7 +13,8 @@ import numpy as np
 from memtab_env.train.config import SELF
 
 #: the config's algorithm names -> the names of the SB3 loader (memtab_env.agents.sb3_policy)
-LOADER_ALGOS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "recurrent_ppo": "RecurrentPPO", "dqn": "DQN"}
+LOADER_ALGOS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "recurrent_ppo": "RecurrentPPO", "dqn": "DQN",
+                "jax_ppo": "jax_ppo"}
 
 
 def policy_agent(path: str | Path, algo: str, deterministic: bool = True) -> Any:

@@ -78,7 +78,8 @@ def read_latest(ckpt_dir: Path) -> dict[str, Any] | None:
     """``checkpoints/latest.json`` checked field by field (None when there is none yet):
     ``step`` (an integer >= 0), ``model`` (``step_<12 digits>.zip`` of that step),
     ``replay_buffer`` (null or ``replay_buffer_<12 digits>.pkl``), ``pool`` (snapshot
-    names); :class:`ConfigError` naming the file and the field otherwise."""
+    names), and for ``jax_ppo`` runs ``state`` (``state_<12 digits>.eqx``, the training
+    state); :class:`ConfigError` naming the file and the field otherwise."""
     from memtab_env import untrusted
 
     path = ckpt_dir / "latest.json"
@@ -86,7 +87,7 @@ def read_latest(ckpt_dir: Path) -> dict[str, Any] | None:
         return None
     obj = untrusted.load_json(path, ConfigError)
     fields = {"step", "model", "replay_buffer", "pool"}
-    if not isinstance(obj, dict) or set(obj) != fields:
+    if not isinstance(obj, dict) or set(obj) - {"state"} != fields:
         got = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
         raise ConfigError(f"{path}: expected an object with the fields {sorted(fields)}, got {got!r:.120}")
     step = obj["step"]
@@ -97,6 +98,8 @@ def read_latest(ckpt_dir: Path) -> dict[str, Any] | None:
     if obj["replay_buffer"] not in (None, f"replay_buffer_{step:012d}.pkl"):
         raise ConfigError(f"{path}: field replay_buffer: expected null or 'replay_buffer_{step:012d}.pkl', "
                           f"got {obj['replay_buffer']!r:.60}")
+    if "state" in obj and obj["state"] != f"state_{step:012d}.eqx":
+        raise ConfigError(f"{path}: field state: expected 'state_{step:012d}.eqx', got {obj['state']!r:.60}")
     pool = obj["pool"]
     if not isinstance(pool, list) or not all(isinstance(p, str) and re.fullmatch(r"snapshot_\d{12}\.zip", p)
                                              for p in pool):
@@ -136,105 +139,15 @@ def _config_text(run_dir: Path, cfg: Config, command: str, resuming: bool) -> st
     return text
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
-    """Train (or resume, or only evaluate) as the command line says; returns the run
-    folder (the evaluation JSON's path with ``--evaluate``). ``prog`` is the command's
-    name in messages and in the saved config (``train.py`` or ``memtab train``)."""
-    parser = build_parser(prog=prog, description=(
-        "Train a policy for a memtab-env game with Stable-Baselines3, then evaluate it "
-        "(docs/training.md)."))
-    args = parser.parse_args(argv)
-    words = list(argv) if argv is not None else sys.argv[1:]
-    launcher = "python train.py" if prog == "train.py" else prog
-    command = f"{launcher} " + " ".join(shlex.quote(a) for a in words)
-    overrides = cli_overrides(args)
-
-    # -- config ------------------------------------------------------------------------
-    resume_dir: Path | None = None
-    if args.evaluate and not Path(args.evaluate).is_file():
-        raise ConfigError(f"--evaluate {args.evaluate}: no such model file")
-    if args.resume:
-        if args.config:
-            raise ConfigError("--resume reads the run's own config.yaml; do not pass --config")
-        runs_dir = overrides.get("runs_dir", Config.runs_dir)
-        resume_dir = find_resume_dir(args.resume, runs_dir)
-        cfg = load_yaml(resume_dir / "config.yaml")
-    elif args.config:
-        cfg = load_yaml(args.config, args.env)
-    elif args.evaluate and (Path(args.evaluate).parent / "config.yaml").exists():
-        cfg = load_yaml(Path(args.evaluate).parent / "config.yaml")
-    elif args.evaluate and Path(args.evaluate).with_suffix(".yaml").exists():
-        cfg = load_yaml(Path(args.evaluate).with_suffix(".yaml"))
-    elif args.evaluate:
-        raise ConfigError(f"--evaluate {args.evaluate}: no config.yaml in its folder and no "
-                          f"{Path(args.evaluate).with_suffix('.yaml').name} beside it: give --config FILE")
-    else:
-        raise ConfigError("give --config FILE (or --resume RUN_DIR, or --evaluate MODEL_ZIP)")
-    source = getattr(cfg, "source", None)
-    cfg = config_from_dict(overrides, base=cfg, where="the command line", from_cli=True)
-    cfg.source = source  # type: ignore[attr-defined]
-    validate_config(cfg, overrides)
-    try:  # the training stack is an extra
-        import scipy  # noqa: F401 - the final evaluation's statistics
-        import stable_baselines3  # noqa: F401
-        import torch  # noqa: F401
-    except ModuleNotFoundError as exc:
-        from memtab_env.extras import missing_message
-
-        raise ConfigError(missing_message(exc, "training", extra="train")) from None
-
+def _learn_sb3(cfg: Config, run_dir: Path, manifest: Any, resume_dir: Path | None,
+               tb_dir: str | None, launcher: str) -> tuple[Path, int, float, int]:
+    """Stable-Baselines3 training in ``run_dir`` (new or resumed); returns ``(model path,
+    steps trained now, seconds, steps in total)``."""
     from memtab_env.train.callbacks import Checkpoints, GameStats, SelfPlay, atomic_save, pool_paths
-    from memtab_env.train.evaluation import evaluate, print_table, write_eval
     from memtab_env.train.model import algo_class, make_model
     from memtab_env.train.vec import make_vec_env
 
-    if args.evaluate:
-        seed_everything(cfg.seed, cfg.torch_threads)
-        model_path = Path(args.evaluate)
-        report = evaluate(model_path, cfg)
-        out = Path(args.out) if args.out else eval_out(model_path, cfg.runs_dir)
-        write_eval(report, out)
-        print_table(report, f"{model_path} ({cfg.env_id}, {cfg.memory} memory)")
-        print(f"evaluation written to {out}")
-        return out
-
-    if resume_dir is not None and (done := finished(resume_dir, cfg)) is not None:
-        if not (resume_dir / "eval.json").exists():  # killed during its final evaluation
-            from memtab_env.train.manifest import Manifest
-
-            model_path = Manifest.load(resume_dir).check(resume_dir / "model.zip", "final model")
-            seed_everything(cfg.seed, cfg.torch_threads)
-            report = evaluate(model_path, cfg)
-            report["training"] = {"timesteps": done, "command": command}
-            write_eval(report, resume_dir / "eval.json")
-            print_table(report, f"{resume_dir.name}: evaluation")
-            print(f"{resume_dir} had finished training; evaluation written to {resume_dir / 'eval.json'}")
-        print(f"{resume_dir} already finished: {done:_} steps of total_timesteps {cfg.total_timesteps:_}; "
-              f"nothing to resume (to train further: {launcher} --resume {resume_dir} "
-              f"--total_timesteps N with N > {done:_})")
-        return resume_dir
-
-    # -- seed everything ---------------------------------------------------------------
-    check_runs_dir(Path(cfg.runs_dir))
-    seed_everything(cfg.seed, cfg.torch_threads)
-
-    # -- run folder --------------------------------------------------------------------
-    from memtab_env.train.manifest import Manifest, clean_leftovers, write_atomic
-
-    run_dir = resume_dir or Path(cfg.runs_dir) / run_name(cfg)
     ckpt_dir, pool_dir = run_dir / "checkpoints", run_dir / "pool"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    manifest = Manifest.load(run_dir)
-    if resume_dir is not None and not manifest.path.exists() and (ckpt_dir / "latest.json").exists():
-        raise ConfigError(f"--resume {run_dir}: the run has no manifest.json (it was written by an older "
-                          "version), so nothing says which of its files it wrote; start a new run")
-    for p in clean_leftovers(run_dir, manifest):
-        print(f"removed {p} (left by an interrupted write, or not written by this run)")
-    config_text = _config_text(run_dir, cfg, command, resume_dir is not None)
-    write_atomic(run_dir / "config.yaml", lambda tmp: tmp.write_text(config_text))
-    tb_dir = str(run_dir / "tensorboard") if cfg.tensorboard else None
-
-    # -- envs and model ----------------------------------------------------------------
     cls = algo_class(cfg.algo)
     latest = read_latest(ckpt_dir) if resume_dir is not None else None
     if resume_dir is not None and latest is None:
@@ -291,18 +204,131 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
     seconds = time.perf_counter() - t0
     steps = model.num_timesteps - start_steps
     env.close()
-    print(f"trained {steps:_} steps in {seconds:.0f} s ({steps / max(seconds, 1e-9):.0f} steps/s); "
-          f"{model.num_timesteps:_} in total")
-
-    # -- save --------------------------------------------------------------------------
     model_path = run_dir / "model.zip"
     atomic_save(model, model_path, manifest)
     checkpoints.save()
+    return model_path, steps, seconds, int(model.num_timesteps)
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
+    """Train (or resume, or only evaluate) as the command line says; returns the run
+    folder (the evaluation JSON's path with ``--evaluate``). ``prog`` is the command's
+    name in messages and in the saved config (``train.py`` or ``memtab train``)."""
+    parser = build_parser(prog=prog, description=(
+        "Train a policy for a memtab-env game with Stable-Baselines3 or the JAX PPO "
+        "(algo jax_ppo), then evaluate it (docs/training.md)."))
+    args = parser.parse_args(argv)
+    words = list(argv) if argv is not None else sys.argv[1:]
+    launcher = "python train.py" if prog == "train.py" else prog
+    command = f"{launcher} " + " ".join(shlex.quote(a) for a in words)
+    overrides = cli_overrides(args)
+
+    # -- config ------------------------------------------------------------------------
+    resume_dir: Path | None = None
+    if args.evaluate and not Path(args.evaluate).is_file():
+        raise ConfigError(f"--evaluate {args.evaluate}: no such model file")
+    if args.resume:
+        if args.config:
+            raise ConfigError("--resume reads the run's own config.yaml; do not pass --config")
+        runs_dir = overrides.get("runs_dir", Config.runs_dir)
+        resume_dir = find_resume_dir(args.resume, runs_dir)
+        cfg = load_yaml(resume_dir / "config.yaml")
+    elif args.config:
+        cfg = load_yaml(args.config, args.env)
+    elif args.evaluate and (Path(args.evaluate).parent / "config.yaml").exists():
+        cfg = load_yaml(Path(args.evaluate).parent / "config.yaml")
+    elif args.evaluate and Path(args.evaluate).with_suffix(".yaml").exists():
+        cfg = load_yaml(Path(args.evaluate).with_suffix(".yaml"))
+    elif args.evaluate:
+        raise ConfigError(f"--evaluate {args.evaluate}: no config.yaml in its folder and no "
+                          f"{Path(args.evaluate).with_suffix('.yaml').name} beside it: give --config FILE")
+    else:
+        raise ConfigError("give --config FILE (or --resume RUN_DIR, or --evaluate MODEL_ZIP)")
+    source = getattr(cfg, "source", None)
+    cfg = config_from_dict(overrides, base=cfg, where="the command line", from_cli=True)
+    cfg.source = source  # type: ignore[attr-defined]
+    validate_config(cfg, overrides)
+    try:  # the training stack is an extra
+        import scipy  # noqa: F401 - the final evaluation's statistics
+        if cfg.algo == "jax_ppo":
+            import jax  # noqa: F401
+            import memax  # noqa: F401
+        else:
+            import stable_baselines3  # noqa: F401
+        if cfg.algo != "jax_ppo" or cfg.tensorboard:
+            import torch  # noqa: F401 - SB3, and the TensorBoard writer
+    except ModuleNotFoundError as exc:
+        from memtab_env.extras import missing_message
+
+        extra = "jax" if cfg.algo == "jax_ppo" and exc.name in ("jax", "memax") else "train"
+        raise ConfigError(missing_message(exc, "training", extra=extra)) from None
+
+    from memtab_env.train.evaluation import evaluate, print_table, write_eval
+
+    if args.evaluate:
+        seed_everything(cfg.seed, cfg.torch_threads)
+        model_path = Path(args.evaluate)
+        report = evaluate(model_path, cfg)
+        out = Path(args.out) if args.out else eval_out(model_path, cfg.runs_dir)
+        write_eval(report, out)
+        print_table(report, f"{model_path} ({cfg.env_id}, {cfg.memory} memory)")
+        print(f"evaluation written to {out}")
+        return out
+
+    if resume_dir is not None and (done := finished(resume_dir, cfg)) is not None:
+        if not (resume_dir / "eval.json").exists():  # killed during its final evaluation
+            from memtab_env.train.manifest import Manifest
+
+            model_path = Manifest.load(resume_dir).check(resume_dir / "model.zip", "final model")
+            seed_everything(cfg.seed, cfg.torch_threads)
+            report = evaluate(model_path, cfg)
+            report["training"] = {"timesteps": done, "command": command}
+            write_eval(report, resume_dir / "eval.json")
+            print_table(report, f"{resume_dir.name}: evaluation")
+            print(f"{resume_dir} had finished training; evaluation written to {resume_dir / 'eval.json'}")
+        print(f"{resume_dir} already finished: {done:_} steps of total_timesteps {cfg.total_timesteps:_}; "
+              f"nothing to resume (to train further: {launcher} --resume {resume_dir} "
+              f"--total_timesteps N with N > {done:_})")
+        return resume_dir
+
+    # -- seed everything ---------------------------------------------------------------
+    check_runs_dir(Path(cfg.runs_dir))
+    seed_everything(cfg.seed, cfg.torch_threads)
+
+    # -- run folder --------------------------------------------------------------------
+    from memtab_env.train.manifest import Manifest, clean_leftovers, write_atomic
+
+    run_dir = resume_dir or Path(cfg.runs_dir) / run_name(cfg)
+    ckpt_dir = run_dir / "checkpoints"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    manifest = Manifest.load(run_dir)
+    if resume_dir is not None and not manifest.path.exists() and (ckpt_dir / "latest.json").exists():
+        raise ConfigError(f"--resume {run_dir}: the run has no manifest.json (it was written by an older "
+                          "version), so nothing says which of its files it wrote; start a new run")
+    for p in clean_leftovers(run_dir, manifest):
+        print(f"removed {p} (left by an interrupted write, or not written by this run)")
+    config_text = _config_text(run_dir, cfg, command, resume_dir is not None)
+    write_atomic(run_dir / "config.yaml", lambda tmp: tmp.write_text(config_text))
+    tb_dir = str(run_dir / "tensorboard") if cfg.tensorboard else None
+
+    # -- learn -------------------------------------------------------------------------
+    latest = read_latest(ckpt_dir) if resume_dir is not None else None
+    if cfg.algo == "jax_ppo":
+        from memtab_env.train.jax_run import learn
+
+        if resume_dir is not None and latest is None:
+            print(f"{run_dir} has no checkpoint yet: starting it again from step 0")
+        model_path, steps, seconds, total = learn(cfg, run_dir, manifest, latest, tb_dir, launcher)
+    else:
+        model_path, steps, seconds, total = _learn_sb3(cfg, run_dir, manifest, resume_dir, tb_dir,
+                                                       launcher)
+    print(f"trained {steps:_} steps in {seconds:.0f} s ({steps / max(seconds, 1e-9):.0f} steps/s); "
+          f"{total:_} in total")
 
     # -- evaluate ----------------------------------------------------------------------
     t0 = time.perf_counter()
     report = evaluate(model_path, cfg)
-    report["training"] = {"timesteps": int(model.num_timesteps), "seconds_this_session": round(seconds, 1),
+    report["training"] = {"timesteps": total, "seconds_this_session": round(seconds, 1),
                           "steps_per_second": round(steps / max(seconds, 1e-9), 1),
                           "command": command}
     out = run_dir / "eval.json"

@@ -1,0 +1,156 @@
+"""``algo: jax_ppo``: the JAX PPO of :mod:`memtab_env.jax.ppo` behind the training
+command's config checks, run folder, progress bar, TensorBoard logs, checkpoints,
+``--resume`` and final evaluation (:mod:`memtab_env.train.run` calls :func:`learn`).
+
+Files of a run: ``model.zip`` (the final policy, a JAX PPO checkpoint that
+``memtab_env.agents.make`` plays), ``checkpoints/step_<N>.zip`` (the policy at step
+``N``) and ``checkpoints/state_<N>.eqx`` (the whole training state at step ``N``: weights,
+optimiser, games, keys; numbers only), both listed with their hashes in the run's
+manifest before ``checkpoints/latest.json`` names them.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from memtab_env.train.config import BATCHED_OPPONENTS, SELF, Config, ConfigError
+from memtab_env.train.manifest import Manifest, write_atomic
+
+#: the opponents the JAX single-agent view plays inside its compiled step
+JAX_OPPONENTS = BATCHED_OPPONENTS
+
+
+def ppo_config(cfg: Config) -> Any:
+    """The :class:`memtab_env.jax.ppo.PPOConfig` of a training config;
+    :class:`ConfigError` naming the field that the JAX PPO cannot take."""
+    from memtab_env.errors import InvalidOptionError
+    from memtab_env.jax import GAMES
+    from memtab_env.jax.ppo import PPOConfig
+
+    if cfg.env_id not in GAMES:
+        raise ConfigError(f"algo jax_ppo trains {sorted(GAMES)} (the JAX backend's games), not {cfg.env_id}")
+    mix = {name: w for name, w in cfg.opponents.items() if w > 0}
+    if len(mix) != 1 or next(iter(mix)) not in (*JAX_OPPONENTS, SELF):
+        raise ConfigError(f"opponents: algo jax_ppo plays one built-in JAX opponent, one of "
+                          f"{[*JAX_OPPONENTS, SELF]} (e.g. {{random: 1.0}}; {SELF}: the pool of "
+                          f"frozen snapshots), got {cfg.opponents}")
+    opponent = "pool" if SELF in mix else next(iter(mix))
+    per_update = cfg.n_envs * cfg.n_steps
+    if cfg.batch_size > cfg.n_envs * cfg.n_steps or (cfg.n_envs * cfg.n_steps) % cfg.batch_size \
+            or cfg.n_envs % ((cfg.n_envs * cfg.n_steps) // cfg.batch_size):
+        raise ConfigError(
+            f"batch_size {cfg.batch_size}: algo jax_ppo splits a rollout of n_envs x n_steps = "
+            f"{cfg.n_envs} x {cfg.n_steps} by games, so n_envs * n_steps / batch_size must be a "
+            "whole number that divides n_envs")
+    fields = dict(
+        env_id=cfg.env_id,
+        env_options={"num_players": cfg.num_players, "memory": cfg.memory, "reward": cfg.reward,
+                     **cfg.env_options},
+        opponents=opponent, learner_seat=cfg.learner_seat,
+        pool_size=cfg.pool_size, snapshot_every=max(1, cfg.snapshot_every // per_update),
+        encoder="set" if cfg.policy == "set" else "flat", set_layers=cfg.set_layers,
+        memory_model=cfg.memory_model, memory_kwargs=dict(cfg.memory_kwargs),
+        recurrent_size=cfg.recurrent_size, num_envs=cfg.n_envs, num_steps=cfg.n_steps,
+        total_timesteps=cfg.total_timesteps, learning_rate=cfg.learning_rate,
+        anneal_lr=cfg.lr_schedule == "linear", gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
+        clip_coef=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm, update_epochs=cfg.n_epochs,
+        num_minibatches=(cfg.n_envs * cfg.n_steps) // cfg.batch_size, seed=cfg.seed,
+        num_devices=cfg.jax_devices)
+    try:
+        config = PPOConfig(**fields).check()
+        from memtab_env.jax.ppo import make_view
+
+        make_view(config)  # the game checks its options
+    except (InvalidOptionError, TypeError, ValueError) as exc:
+        raise ConfigError(f"algo jax_ppo: {exc}") from None
+    return config
+
+
+def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any] | None,
+          tb_dir: str | None, launcher: str) -> tuple[Path, int, float, int]:
+    """Train (or resume from ``latest``) in ``run_dir``; returns ``(model path, steps
+    trained now, seconds, steps in total)``."""
+    import numpy as np
+
+    from memtab_env.jax.ppo import Trainer, load_runner, save, save_runner
+
+    config = ppo_config(cfg)
+    ckpt_dir = run_dir / "checkpoints"
+    trainer = Trainer(config)
+    if latest is not None:
+        state = manifest.check(ckpt_dir / latest["state"], "training state")
+        trainer.runner = load_runner(state, trainer.runner)
+        print(f"resuming {run_dir} from step {trainer.timesteps:_}")
+    else:
+        print(f"run {run_dir}")
+    per_update = config.num_envs * config.num_steps
+
+    def checkpoint() -> None:
+        ckpt_dir.mkdir(parents=True, exist_ok=True)
+        step = trainer.timesteps
+        policy_path = ckpt_dir / f"step_{step:012d}.zip"
+        state_path = ckpt_dir / f"state_{step:012d}.eqx"
+        write_atomic(policy_path, lambda tmp: save(tmp, trainer.policies()[0], config))
+        write_atomic(state_path, lambda tmp: save_runner(tmp, trainer.runner))
+        manifest.add(policy_path)
+        manifest.add(state_path)
+        from memtab_env.record import write_json_atomic
+
+        write_json_atomic(ckpt_dir / "latest.json", {"step": step, "model": policy_path.name,
+                                                     "replay_buffer": None, "pool": [],
+                                                     "state": state_path.name}, indent=2)
+        old = sorted(ckpt_dir.glob("step_*.zip"))[: -cfg.keep_checkpoints]
+        old += sorted(ckpt_dir.glob("state_*.eqx"))[: -cfg.keep_checkpoints]
+        manifest.remove(old)
+        for p in old:
+            p.unlink(missing_ok=True)
+
+    writer = None
+    if tb_dir is not None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(Path(tb_dir) / f"jax_ppo_{len(list(Path(tb_dir).glob('jax_ppo_*'))) + 1}"))
+    bar = None
+    if cfg.progress_bar:
+        from tqdm.rich import tqdm
+
+        bar = tqdm(total=cfg.total_timesteps, initial=trainer.timesteps, unit="steps")
+    start_steps, t0 = trainer.timesteps, time.perf_counter()
+    next_checkpoint = (trainer.timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    recent: list[dict] = []
+    try:
+        while not trainer.done:
+            (row,) = trainer.update()
+            recent.append(row)
+            if bar is not None:
+                bar.update(per_update)
+            if writer is not None:
+                for key, value in row.items():
+                    if key not in ("timesteps", "seconds"):
+                        writer.add_scalar(f"jax_ppo/{key}", value, trainer.timesteps)
+            if trainer.timesteps >= next_checkpoint:
+                checkpoint()
+                next_checkpoint = (trainer.timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+            if cfg.verbose and len(recent) >= 10:
+                mean = {k: float(np.mean([r[k] for r in recent])) for k in ("episode_return", "win_rate")}
+                print(f"{trainer.timesteps:>10_} steps: return {mean['episode_return']:+.3f}, "
+                      f"win rate {mean['win_rate']:.3f}")
+                recent = []
+    except KeyboardInterrupt:
+        checkpoint()
+        print(f"\ninterrupted: checkpoint written; continue with {launcher} --resume {run_dir}")
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+        if writer is not None:
+            writer.close()
+    seconds = time.perf_counter() - t0
+    model_path = run_dir / "model.zip"
+    write_atomic(model_path, lambda tmp: save(tmp, trainer.policies()[0], config))
+    manifest.add(model_path)
+    checkpoint()
+    return model_path, trainer.timesteps - start_steps, seconds, trainer.timesteps
