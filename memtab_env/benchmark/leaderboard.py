@@ -162,7 +162,7 @@ def audit(path: Path, result: dict[str, Any], replay_records: bool = True,
 
 #: formats of JSON files that may sit among the results (records written as a folder of
 #: ``.json`` files, tournament summaries) and are not results: skipped, not rejected
-NOT_RESULTS = ("memtab-record/", "memtab-tournament/")
+NOT_RESULTS = ("memtab-record/", "memtab-tournament/", "memtab-study-run/")
 
 
 def _not_a_result(path: Path) -> bool:
@@ -259,8 +259,10 @@ def _mean_figures(runs: Sequence[dict[str, Any]], key: str | None) -> dict[str, 
     return {"win_rate": sum(f["win_rate"] for f in figs) / len(figs), "win_rate_ci": None}
 
 
-def render(entries: Sequence[Entry], out_dir: Path) -> str:
-    """The Markdown page (deterministic: a function of ``entries`` only)."""
+def render(entries: Sequence[Entry], out_dir: Path,
+           study_runs: Sequence[dict[str, Any]] = ()) -> str:
+    """The Markdown page (deterministic: a function of ``entries`` and the memory
+    study's run files, :func:`memtab_env.study.leaderboard_section`)."""
     lines = [
         "# Leaderboard",
         "",
@@ -314,6 +316,9 @@ def render(entries: Sequence[Entry], out_dir: Path) -> str:
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     lines += _across_tracks(entries)
+    from memtab_env.study import leaderboard_section
+
+    lines += leaderboard_section(study_runs)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -362,4 +367,7 @@ def build(results_dir: str | Path = "results", out: str | Path = "LEADERBOARD.md
     if not results_dir.is_dir():
         raise ResultError(f"no results folder at {results_dir}")
     entries = collect(results_dir, on_error, reproduce=reproduce, reproduce_seed=reproduce_seed)
-    return render(entries, out.parent), entries
+    from memtab_env.study import collect_runs
+
+    study_runs = collect_runs(results_dir / "study") if (results_dir / "study").is_dir() else []
+    return render(entries, out.parent, study_runs), entries

@@ -1,0 +1,51 @@
+"""Learning curves of the memory study as PNG figures (matplotlib, headless)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
+    """One figure per track (``<track>.png``): a panel per memory model, a line per
+    architecture: the IQM over seeds of the curve score against learner steps, with the
+    seeds' range shaded. Returns the paths written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memtab_env.benchmark.metrics import iqm
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for track in dict.fromkeys(r["track"] for r in runs):
+        mine = [r for r in runs if r["track"] == track]
+        memories = list(dict.fromkeys(r["memory"] for r in mine))
+        fig, axes = plt.subplots(1, len(memories), figsize=(5 * len(memories), 4), sharey=True,
+                                 squeeze=False)
+        for ax, memory in zip(axes[0], memories, strict=True):
+            for run in sorted((r for r in mine if r["memory"] == memory), key=lambda r: r["model"]):
+                steps = np.array([p["timesteps"] for p in run["curves"][0]])
+                scores = np.array([[p["score"] for p in c] for c in run["curves"]])
+                centre = iqm(scores, axis=0)
+                (line,) = ax.plot(steps, centre, label=run["model"])
+                ax.fill_between(steps, scores.min(axis=0), scores.max(axis=0), alpha=0.12,
+                                color=line.get_color())
+            ax.set_title(f"{track}, memory {memory}")
+            ax.set_xlabel("learner steps")
+            ax.axhline(0.0, color="grey", lw=0.6, ls=":")
+            ax.axhline(1.0, color="grey", lw=0.6, ls=":")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7, loc="upper left")
+        axes[0][0].set_ylabel("normalised score (IQM over seeds; range shaded)")
+        fig.tight_layout()
+        path = out_dir / f"{track}.png"
+        fig.savefig(path, dpi=110, metadata={"Software": None})
+        plt.close(fig)
+        paths.append(path)
+    return paths

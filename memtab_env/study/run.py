@@ -1,0 +1,228 @@
+"""Train and score the cells of the memory study (:mod:`memtab_env.study`), JAX extra.
+
+``memtab study --config configs/study.yaml [--tracks ...] [--models ...] [--memories ...]``
+trains every cell that has no run file yet (a finished cell is kept: delete its file to
+redo it), then rebuilds the figures and the leaderboard section from the run files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memtab_env.study import (
+    RUN_FORMAT,
+    Study,
+    StudyError,
+    StudyTrack,
+    benchmark_anchors,
+    collect_runs,
+    load_study,
+    normalised_turns,
+    run_path,
+)
+
+
+def ppo_config(study: Study, track: StudyTrack, memory: str, model: str, seed: int = 0) -> Any:
+    """The :class:`memtab_env.jax.ppo.PPOConfig` of one cell."""
+    from memtab_env.jax.ppo import PPOConfig
+
+    spec = study.models[model]
+    fields = {**study.ppo, "env_id": track.env_id,
+              "env_options": {**track.options, "memory": memory},
+              "opponents": track.opponents, "learner_seat": track.learner_seat,
+              "memory_model": spec["memory_model"],
+              "memory_kwargs": dict(spec.get("memory_kwargs", {})),
+              "total_timesteps": track.timesteps, "seed": seed}
+    try:
+        return PPOConfig.from_json(fields)
+    except (TypeError, ValueError) as exc:
+        raise StudyError(f"cell {track.id} / {memory} / {model}: {exc}") from None
+
+
+class Scorer:
+    """Scores of policies on a track's evaluation deals, played in the JAX view with the
+    policy's sampled actions (``curve_deals`` for the curves, ``final_deals`` for the
+    final score). ``benchmark`` tracks: every deal once per seat against each of the
+    track's reference opponents that the JAX view plays exactly (``random``, ``greedy``),
+    normalised with those opponents' anchors (:func:`memtab_env.study.benchmark_anchors`)."""
+
+    def __init__(self, study: Study, track: StudyTrack, memory: str, policy: Any,
+                 results_dir: Path) -> None:
+        import memtab_env.jax as mj
+        from memtab_env.benchmark.tracks import EVAL_SEED_START
+        from memtab_env.jax.evaluate import deal_layouts, make_play
+
+        self.track = track
+        options = {**track.options, "memory": memory}
+        self.options = options
+        self.players = int(options.get("num_players", 2))
+        deals = max(study.curve_deals, study.final_deals)
+        self.layouts = deal_layouts(track.env_id, options, range(EVAL_SEED_START, EVAL_SEED_START + deals))
+        if track.score == "solo-turns":
+            self.views = {"solo": mj.make_single_agent(track.env_id, **options)}
+        else:
+            if self.players != 2 or options.get("reward", "win") != "win":
+                raise StudyError(f"track {track.id}: score 'benchmark' needs 2 players and the win reward")
+            self.anchors, opponents = benchmark_anchors(track.id, results_dir)
+            self.views = {o: mj.make_single_agent(track.env_id, opponents=o, **options)
+                          for o in opponents}
+        self.plays = {k: make_play(v, policy, deterministic=False) for k, v in self.views.items()}
+
+    def score(self, params: Any, deals: int) -> dict[str, float]:
+        import jax
+        import jax.numpy as jnp
+
+        layouts = np.repeat(self.layouts[:deals], self.players, axis=0)  # every seat of a deal
+        seats = np.tile(np.arange(self.players), deals)
+        keys = jax.random.split(jax.random.key(0), len(layouts))
+        out = {k: np.asarray(play(params, jnp.asarray(layouts), jnp.asarray(seats, jnp.int32),
+                                  keys)["return"]) for k, play in self.plays.items()}
+        if self.track.score == "solo-turns":
+            turns = float(-out["solo"].mean())
+            return {"score": normalised_turns(turns, self.options), "turns": turns}
+        # two players, win reward: +1 win, 0 draw (a shared win: half), -1 loss
+        rates = {o: float(((r + 1) / 2).mean()) for o, r in out.items()}
+        low, high = self.anchors
+        mean = float(np.mean(list(rates.values())))
+        return {"score": (mean - low) / (high - low), **{f"win_rate_{o}": v for o, v in rates.items()}}
+
+
+def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path,
+             results_dir: Path = Path("results"), log: Any = print) -> dict[str, Any]:
+    """Train one cell (every seed side by side), score it, write its run file and its
+    policies under ``out_dir``; returns the run. ``results_dir``: the benchmark results
+    (anchors of ``benchmark`` tracks)."""
+    from memtab_env.jax.ppo import Trainer, save
+
+    track = study.tracks[track_id]
+    config = ppo_config(study, track, memory, model)
+    trainer = Trainer(config, seeds=study.seeds)
+    scorer = Scorer(study, track, memory, trainer.policy, results_dir)
+    points = sorted({max(1, round(config.num_updates * (i + 1) / study.curve_points))
+                     for i in range(study.curve_points)})
+    curves: list[list[dict]] = [[] for _ in study.seeds]
+    training: list[list[dict]] = [[] for _ in study.seeds]
+    import jax
+
+    def score_all(at: int) -> None:
+        for i, _ in enumerate(study.seeds):
+            params = jax.tree.map(lambda x, i=i: x[i], trainer.runner.params)
+            curves[i].append({"timesteps": at, **scorer.score(params, study.curve_deals)})
+
+    score_all(0)
+    start = time.perf_counter()
+    while not trainer.done:
+        rows = trainer.update()
+        for i, row in enumerate(rows):
+            training[i].append({k: round(v, 5) for k, v in row.items()
+                                if k in ("timesteps", "episode_return", "win_rate", "entropy")})
+        if trainer.updates_done in points:
+            score_all(trainer.timesteps)
+            log(f"  {track_id} {memory} {model}: {trainer.timesteps:>8,} steps, curve score IQM "
+                f"{_iqm([c[-1]['score'] for c in curves]):+.3f}")
+    seconds = time.perf_counter() - start
+    path = run_path(out_dir, track_id, memory, model)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    policies = []
+    for seed, policy in zip(study.seeds, trainer.policies(), strict=True):
+        p = path.with_name(f"{path.stem}__s{seed}.zip")
+        save(p, policy, dataclasses.replace(config, seed=seed),
+             {"study": {"track": track_id, "memory": memory, "model": model}})
+        policies.append(p)
+    final = [scorer.score(jax.tree.map(lambda x, i=i: x[i], trainer.runner.params),
+                          study.final_deals) for i in range(len(study.seeds))]
+    run = {
+        "format": RUN_FORMAT,
+        "track": track_id,
+        "description": track.description,
+        "memory": memory,
+        "model": model,
+        "seeds": list(study.seeds),
+        "timesteps": trainer.timesteps,
+        "config": {k: v for k, v in config.to_json().items() if k != "seed"},
+        "final_deals": study.final_deals,
+        "final": final,
+        "curves": curves,
+        "training": training,
+        "policies": [p.name for p in policies],
+        "seconds": round(seconds, 1),
+        "steps_per_second": round(trainer.timesteps * len(study.seeds) / max(seconds, 1e-9), 1),
+    }
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+    log(f"{track_id} {memory} {model}: final IQM {_iqm([f['score'] for f in final]):+.3f} "
+        f"({seconds:.0f} s, {run['steps_per_second']:.0f} steps/s)")
+    return run
+
+
+def _iqm(xs: Sequence[float]) -> float:
+    from memtab_env.benchmark.metrics import iqm
+
+    return float(iqm(np.asarray(xs, np.float64)))
+
+
+def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
+           results_dir: Path = Path("results")) -> None:
+    """Figures and the leaderboard (rebuilt from ``results_dir``, whose ``study/`` holds
+    the run files), from the run files under ``out_dir``."""
+    runs = collect_runs(out_dir)
+    if figures_dir is not None:
+        from memtab_env.study.figures import draw_curves
+
+        for path in draw_curves(runs, figures_dir):
+            print(f"figure {path}")
+    if leaderboard is not None:
+        from memtab_env.benchmark.leaderboard import build
+
+        text, _ = build(results_dir, leaderboard)
+        leaderboard.write_text(text)
+        print(f"rebuilt {leaderboard}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="memtab study", description=(
+        "Train and score the memory study's cells (memtab_env.study), then draw its figures "
+        "and rebuild LEADERBOARD.md. Cells with a run file are kept."))
+    ap.add_argument("--config", default="configs/study.yaml", help="the study YAML")
+    ap.add_argument("--results", default="results",
+                    help="the benchmark results (anchors of benchmark tracks; the leaderboard's source)")
+    ap.add_argument("--out", default=None,
+                    help="folder of the run files and policies (default: RESULTS/study)")
+    ap.add_argument("--figures", default="docs/study", help="folder of the PNG learning curves")
+    ap.add_argument("--leaderboard", default="LEADERBOARD.md",
+                    help="the leaderboard to rebuild from RESULTS; '' to skip")
+    ap.add_argument("--tracks", nargs="*", default=None)
+    ap.add_argument("--models", nargs="*", default=None)
+    ap.add_argument("--memories", nargs="*", default=None)
+    ap.add_argument("--report-only", action="store_true", help="train nothing")
+    args = ap.parse_args(argv)
+    try:
+        study = load_study(args.config)
+        results = Path(args.results)
+        out = Path(args.out) if args.out else results / "study"
+        if not args.report_only:
+            for track, memory, model in study.cells(args.tracks, args.models, args.memories):
+                if run_path(out, track, memory, model).exists():
+                    print(f"{track} {memory} {model}: done (run file exists)")
+                    continue
+                run_cell(study, track, memory, model, out, results)
+        report(out, Path(args.figures) if args.figures else None,
+               Path(args.leaderboard) if args.leaderboard else None, results)
+    except StudyError as exc:
+        print(f"memtab study: {exc}")
+        return 2
+    return 0
+
+
+def study_main(argv: Sequence[str]) -> int:
+    """``memtab study ARGS``."""
+    return main(argv)

@@ -1,0 +1,163 @@
+"""The memory study (memtab_env.study): its config checks, scores, run files, the
+leaderboard section, and one tiny study end to end."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from memtab_env import study
+from memtab_env.study import StudyError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shipped() -> dict:
+    return yaml.safe_load((ROOT / "configs" / "study.yaml").read_text())
+
+
+def test_the_shipped_study_config_is_the_protocol_the_issue_asks_for() -> None:
+    s = study.load_study(ROOT / "configs" / "study.yaml")
+    assert len(s.seeds) == 5
+    assert {m["memory_model"] for m in s.models.values()} >= {
+        "MLP", "Stack", "LSTM", "GRU", "FFM", "Attention"} and (
+        {"LRU", "S6"} & {m["memory_model"] for m in s.models.values()})
+    assert set(s.memories) == {"none", "window:4"} and s.reference == {"model": "MLP", "memory": "perfect"}
+    assert set(s.tracks) == {"pelmanism-solo-none", "memtab-2p-none"}
+    cells = s.cells()
+    assert len(cells) == 2 * (2 * len(s.models) + 1)
+    assert ("memtab-2p-none", "perfect", "MLP") in cells
+    assert len(s.cells(tracks=["memtab-2p-none"], models=["GRU"])) == 2
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d.update(seeds=[0, 0]), "seeds must be distinct"),
+    (lambda d: d.update(colour="red"), "unknown field"),
+    (lambda d: d["models"]["GRU"].update(memory_size=3), "unknown field"),
+    (lambda d: d.update(memories=["none", "sometimes"]), "memory 'sometimes'"),
+    (lambda d: d.update(reference={"model": "Oracle", "memory": "perfect"}), "reference must be"),
+    (lambda d: d["tracks"]["memtab-2p-none"].update(score="vibes"), "score must be one of"),
+    (lambda d: d["tracks"]["memtab-2p-none"]["options"].update(memory="none"), "must not set memory"),
+    (lambda d: d["tracks"].update({"no-such-track": {**d["tracks"]["memtab-2p-none"]}}),
+     "needs a benchmark track of that id"),
+    (lambda d: d["tracks"]["pelmanism-solo-none"].update(timesteps="many"), "must be int"),
+])
+def test_study_config_errors_name_the_field(change, message) -> None:
+    data = copy.deepcopy(_shipped())
+    change(data)
+    with pytest.raises(StudyError, match=message):
+        study.study_from_dict(data, "study.yaml")
+    with pytest.raises(StudyError, match="unknown model"):
+        study.study_from_dict(_shipped()).cells(models=["Telepathy"])
+
+
+def test_solo_scores_run_from_random_play_to_the_exact_optimum() -> None:
+    from memtab_env.games.pelmanism_values import solo_optimal_expected_turns
+
+    options = {"deck": "pairs:6"}
+    assert study.solo_turns_bounds(options) == (36.0, pytest.approx(9.162481962481962))
+    assert study.normalised_turns(36.0, options) == pytest.approx(0.0)
+    assert study.normalised_turns(float(solo_optimal_expected_turns(6)), options) == pytest.approx(1.0)
+    with pytest.raises(StudyError, match="deck of pairs"):
+        study.solo_turns_bounds({"deck": "quartets:3"})
+
+
+def test_benchmark_anchors_come_from_the_committed_results() -> None:
+    (low, high), opponents = study.benchmark_anchors("memtab-2p-none", ROOT / "results")
+    assert opponents == ["random", "greedy"]
+    runs = {a: json.loads((ROOT / "results" / "memtab-2p-none" / f"{a}.json").read_text())["runs"][0]
+            for a in ("random", "search")}
+    assert low == pytest.approx(np.mean([runs["random"]["opponents"][o]["win_rate"] for o in opponents]))
+    assert high == pytest.approx(np.mean([runs["search"]["opponents"][o]["win_rate"] for o in opponents]))
+    assert 0 < low < high < 1
+
+
+def _run(track: str, memory: str, model: str, scores: list[float]) -> dict:
+    return {"format": study.RUN_FORMAT, "track": track, "memory": memory, "model": model,
+            "description": "d.", "seeds": list(range(len(scores))), "timesteps": 1000,
+            "final": [{"score": s} for s in scores],
+            "curves": [[{"timesteps": 0, "score": 0.0}, {"timesteps": 1000, "score": s}] for s in scores]}
+
+
+def test_run_files_are_checked_as_untrusted_data(tmp_path: Path) -> None:
+    good = _run("memtab-2p-none", "none", "GRU", [0.1, 0.2, 0.3])
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(good))
+    assert study.load_run(path)["model"] == "GRU"
+    for bad, message in [
+        ({**good, "format": "memtab-study-run/9"}, "format must be"),
+        ({**good, "final": good["final"][:2]}, "one entry per seed"),
+        ({**good, "final": [{"score": float("nan")}] * 3}, "must be finite|not valid JSON"),
+        ({**good, "curves": [[{"timesteps": "0", "score": 0.0}]] * 3}, "curves"),
+        ({k: v for k, v in good.items() if k != "model"}, "missing field 'model'"),
+    ]:
+        path.write_text(json.dumps(bad))
+        with pytest.raises(StudyError, match=message):
+            study.load_run(path)
+
+
+def test_the_leaderboard_section_ranks_cells_by_iqm_with_intervals() -> None:
+    runs = [_run("memtab-2p-none", "none", "GRU", [0.1, 0.2, 0.3, 0.4, 0.5]),
+            _run("memtab-2p-none", "none", "MLP", [0.0, 0.0, 0.1, 0.0, 0.0]),
+            _run("pelmanism-solo-none", "none", "GRU", [0.8, 0.9, 0.85, 0.7, 0.95]),
+            _run("pelmanism-solo-none", "none", "MLP", [0.0, 0.01, 0.0, -0.01, 0.0])]
+    lines = study.leaderboard_section(runs)
+    text = "\n".join(lines)
+    assert lines[0] == "## Memory study"
+    table = [ln for ln in lines if ln.startswith("| 1 |") or ln.startswith("| 2 |")]
+    assert "GRU" in table[0] and "MLP" in table[1]  # ranked by IQM
+    # IQM of 0.1 .. 0.5 (trim a quarter each side): mean of 0.2, 0.3, 0.4
+    assert "| 1 | `none` | GRU | 5 | 0.30 |" in text
+    assert "### Across tracks" in text
+    assert study.leaderboard_section([]) == []
+
+
+def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(tmp_path: Path) -> None:
+    pytest.importorskip("memax")
+    pytest.importorskip("matplotlib")
+    import shutil
+
+    from memtab_env.agents import make as make_agent
+
+    from memtab_env.study.run import main
+
+    results = tmp_path / "results"
+    shutil.copytree(ROOT / "results" / "memtab-2p-none", results / "memtab-2p-none")
+    config = tmp_path / "study.yaml"
+    config.write_text(yaml.safe_dump({
+        "seeds": [0, 1],
+        "models": {"GRU": {"memory_model": "GRU"}, "MLP": {"memory_model": "MLP"}},
+        "memories": ["none"],
+        "reference": {"model": "MLP", "memory": "perfect"},
+        "ppo": {"num_envs": 4, "num_steps": 4, "num_minibatches": 2, "update_epochs": 1,
+                "recurrent_size": 8, "set_layers": 1},
+        "curve_points": 2, "curve_deals": 4, "final_deals": 6,
+        "tracks": {
+            "pelmanism-solo-none": {"env_id": "Pelmanism-v0", "score": "solo-turns", "timesteps": 32,
+                                    "options": {"num_players": 1, "deck": "pairs:3", "reward": "turns"}},
+            "memtab-2p-none": {"env_id": "MemTab-v0", "score": "benchmark", "timesteps": 16,
+                               "options": {"num_players": 2}}}}))
+    args = ["--config", str(config), "--results", str(results), "--figures", str(tmp_path / "fig"),
+            "--leaderboard", str(tmp_path / "LEADERBOARD.md"), "--models", "GRU"]
+    assert main(args) == 0
+    runs = study.collect_runs(results / "study")
+    assert [(r["track"], r["memory"], r["model"]) for r in runs] == [
+        ("memtab-2p-none", "none", "GRU"), ("pelmanism-solo-none", "none", "GRU")]
+    solo = next(r for r in runs if r["track"] == "pelmanism-solo-none")
+    assert [p["timesteps"] for p in solo["curves"][0]] == [0, 16, 32]
+    assert solo["final"][0]["score"] == pytest.approx(study.normalised_turns(solo["final"][0]["turns"],
+                                                                              {"deck": "pairs:3"}))
+    agent = make_agent(str(results / "study" / "pelmanism-solo-none" / solo["policies"][1]))
+    assert agent.config.seed == 1 and agent.config.env_options["memory"] == "none"
+    assert (tmp_path / "fig" / "memtab-2p-none.png").read_bytes()[:4] == b"\x89PNG"
+    board = (tmp_path / "LEADERBOARD.md").read_text()
+    assert "## Memory study" in board and "### pelmanism-solo-none" in board
+    # a kept cell is not trained again; a broken run file is an error, not a silent skip
+    assert main([*args, "--tracks", "pelmanism-solo-none"]) == 0
+    (results / "study" / "memtab-2p-none" / "none__GRU.json").write_text('{"format": "memtab-study-run/1"}')
+    assert main([*args, "--report-only"]) == 2
