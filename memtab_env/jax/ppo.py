@@ -453,7 +453,7 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
                     params, jax.tree.map(take, h0), jax.tree.map(take, seq), advantages[idx],
                     targets[idx])
                 updates, opt_state = tx.update(grads, opt_state, params)
-                info["grad_norm"] = optax.global_norm(grads)
+                info["grad_norm"] = optax.tree.norm(grads)
                 return (optax.apply_updates(params, updates), opt_state), info
 
             (params, opt_state), info = jax.lax.scan(minibatch, (params, opt_state), order)
