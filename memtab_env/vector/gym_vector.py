@@ -26,17 +26,21 @@ turn again or the game is over.
   ``metadata["autoreset_mode"]``. So the masks a step returns (``action_masks()``,
   ``info["action_mask"]``) are always those of a game in progress: never all zeros, and a
   masked categorical can be evaluated on every row (``tests/test_vector_conventions.py``).
-- Opponents: ``"random"`` (uniform legal flip) and ``"greedy"`` (the exact rule of
-  :mod:`memtab_env.agents.basic`), vectorised. They see the game with *perfect memory* whatever the
-  ``memory`` option (which sets the learner's observation only); ``agents.basic.GreedyAgent``
-  plays the same flips under ``perfect`` and ``none``.
-- Seeds: ``reset(seed=s)`` gives game ``i`` the seed ``s + i`` and the games of the scalar
-  view reset with that seed follow (:mod:`memtab_env.vector.engine`); with
-  ``learner_seat`` fixed and ``greedy`` opponents every episode equals the scalar
-  ``SingleAgentEnv``'s, flip for flip. The learner seat (``"random"``) and the random
-  opponents draw from each game's auxiliary stream instead of the scalar view's generator.
+- Opponents: ``"random"`` and ``"greedy"``, each playing exactly as ``agents.make(name)``
+  plays in the scalar view: ``random`` from the stream its ``reset(seed)`` gets there,
+  ``greedy`` with its own memory of what its observations under the ``memory`` model
+  showed (:func:`memtab_env.vector.kernels.greedy_action`). Any other opponent is refused
+  with an error naming it and the allowed ones: the batch never approximates one.
+- Seeds: ``reset(seed=s)`` gives slot ``i`` the seed ``s + i``, and slot ``i`` then plays
+  the episodes of ``gymnasium.make(id, ...)`` after ``reset(seed=s + i)`` followed by
+  plain ``reset()`` calls, flip for flip, for every memory model, opponent and learner
+  seat: the deals and forgetting follow :mod:`memtab_env.vector.engine`, the random
+  learner seat and the opponents' seeds come from the view's own generator
+  (``default_rng(s + i)``, kept across episodes, as ``SingleAgentEnv.np_random``).
 - A game that the opponents finish before the learner's first flip is set aside and the
-  slot's next game is dealt, as the scalar view does.
+  slot's next game is dealt, the opponents reset for it, as the scalar view does; after
+  ``gym_env.MAX_REDEALS`` redeals in a row the step or reset raises the scalar view's
+  :class:`~memtab_env.errors.InvalidOptionError`.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError, check_finite
 from memtab_env.games.memtab import NUM_POSITIONS
-from memtab_env.gym_env import ILLEGAL_MODES
+from memtab_env.gym_env import ILLEGAL_MODES, MAX_REDEALS, too_many_redeals
 from memtab_env.registry import game_spec
 from memtab_env.vector import kernels as kn
 from memtab_env.vector.engine import BatchedMemTab, seed_array
@@ -76,8 +80,9 @@ def _opponent_codes(opponents: Any, count: int, env_id: str) -> np.ndarray:
     for k, name in enumerate(names, start=1):
         if not isinstance(name, str) or name not in kn.OPPONENT_CODES:
             raise InvalidOptionError(
-                f"the vector env steps only vectorised opponents {sorted(kn.OPPONENT_CODES)}; "
-                f"got {name!r} (use gymnasium.make({env_id!r}) for other agents)"
+                f"opponent {name!r} cannot be played exactly inside the batch; allowed: "
+                f"{sorted(kn.OPPONENT_CODES)}, or one of those per other seat (use "
+                f"gymnasium.make({env_id!r}) for other agents)"
             )
         codes[k] = kn.OPPONENT_CODES[name]
     return codes
@@ -208,6 +213,7 @@ class BatchedVectorView(VectorEnv):
         self._final_turns = np.zeros(b, dtype=np.int64)
         self._final_flips = np.zeros(b, dtype=np.int64)
         self._actions = np.zeros(b, dtype=np.int64)
+        self._redeals = np.zeros(b, dtype=np.int64)
         self._has_reset = False
 
     # -- what a game gives -------------------------------------------------------------
@@ -250,6 +256,7 @@ class BatchedVectorView(VectorEnv):
         eng = self.engine
         eng.run(self.kernels.venv_reset_range, self.num_envs,
                 *self._reset_args(seed_array(seed, self.num_envs)))
+        self._check_redeals()
         eng._has_reset = True
         eng._masks_fresh = False
         self._has_reset = True
@@ -282,6 +289,7 @@ class BatchedVectorView(VectorEnv):
                 )
         obs = np.empty_like(self._obs) if self.copy else self._obs
         eng.run(self.kernels.venv_step_range, self.num_envs, *self._step_args(acts, obs))
+        self._check_redeals()
         eng._masks_fresh = False
         if not self.copy:
             self._obs = obs
@@ -298,6 +306,16 @@ class BatchedVectorView(VectorEnv):
             self._truncated.copy(),
             info,
         )
+
+    def _check_redeals(self) -> None:
+        """Raise the scalar view's error where a slot's opponents ended more than
+        ``MAX_REDEALS`` deals in a row before the learner's first flip (the kernels stop
+        the slot there)."""
+        failed = np.flatnonzero(self._redeals > MAX_REDEALS)
+        if failed.size:
+            self._has_reset = False  # the slot holds a finished game: reset() first
+            seat = int(self.learner_seats[failed[0]])
+            raise InvalidOptionError(f"game {int(failed[0])}: {too_many_redeals(seat)}")
 
     def _step_info(self) -> dict[str, Any]:
         every = np.ones(self.num_envs, dtype=bool)
@@ -418,9 +436,9 @@ class MemTabVectorEnv(BatchedVectorView):
     def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
         return (
-            eng.state, eng.rng, seeds, self._steps, self._obs, self._masks, self._seat_mode,
-            self._opponents, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
-            eng._window,
+            eng.state, eng.rng, seeds, self._steps, self._obs, self._masks, self._redeals,
+            self._seat_mode, self._opponents, eng.num_players, eng.first_player, eng._p_forget,
+            eng._mem, eng._window, MAX_REDEALS,
         )  # fmt: skip
 
     def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
@@ -429,9 +447,9 @@ class MemTabVectorEnv(BatchedVectorView):
             eng.state, eng.rng, acts, self._steps, obs, self._masks, self._rewards,
             self._terminated, self._truncated, self._illegal, self._final_obs,
             self._final_scores, self._final_bits, self._final_seed, self._final_seat,
-            self._final_flips, self._seat_mode, self._opponents, self._max_steps,
+            self._final_flips, self._redeals, self._seat_mode, self._opponents, self._max_steps,
             self.illegal_penalty, eng._scheme, eng.num_players, eng.first_player, eng._p_forget,
-            eng._mem, eng._window,
+            eng._mem, eng._window, MAX_REDEALS,
         )  # fmt: skip
 
     def _first_illegal(self, acts: np.ndarray) -> int:

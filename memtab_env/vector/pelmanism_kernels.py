@@ -82,6 +82,10 @@ from memtab_env.vector.kernels import (
     REWARD_SCORE,
     REWARD_TURNS,
     REWARD_WIN,
+    opponent_stream,
+    reset_opponents,
+    seat_learner,
+    seed_slot,
     win_reward,
 )
 from memtab_env.vector.rng import (
@@ -260,8 +264,7 @@ def reset_slot(
     p_forget: float | None,
 ) -> None:
     """Explicit reset with ``seed``: the first game's seed is ``seed`` itself."""
-    seed_pcg64(rg, i, R_SEEDS, seed, 0, 0, 0)
-    rg[i, R_GAMES] = np.uint64(1)
+    seed_slot(rg, i, seed)
     new_game(st, tm, rg, i, seed, cards, card_kind, n, first, p_forget)
 
 
@@ -475,15 +478,15 @@ def _select_bit(x: int, j: int) -> int:
 
 
 @njit(inline="always", cache=True)
-def random_action(st: np.ndarray, rg: np.ndarray, i: int, P: int) -> int:
-    """Uniform legal flip from the auxiliary stream: the ``integers(count)``-th face-down
-    position in position order (``legal[rng.integers(len(legal))]``). Positions are
+def random_action(st: np.ndarray, rg: np.ndarray, i: int, P: int, o: int) -> int:
+    """Uniform legal flip from the stream at column ``o``: the ``integers(count)``-th
+    face-down position in position order (``PelmanismRandomAgent.act``). Positions are
     gathered into a bit mask and the bit selected without branches (P <= 52)."""
     scol = HEAD + 2 * P
     down = np.int64(0)  # bit p: position p is face down
     for p in range(P):
         down |= np.int64(st[i, scol + p] == DOWN) << p
-    return _select_bit(down, integers_small(rg, i, R_AUX, _popcount(down)))
+    return _select_bit(down, integers_small(rg, i, o, _popcount(down)))
 
 
 @njit(inline="always", cache=True)
@@ -744,7 +747,7 @@ def encode_range(
 def random_range(st: np.ndarray, rg: np.ndarray, out: np.ndarray, P: int, lo: int, hi: int) -> None:
     """The ``random`` policy's flip in games ``lo..hi-1`` (-1 once ended)."""
     for i in range(lo, hi):
-        out[i] = random_action(st, rg, i, P) if st[i, OVER] == 0 else -1
+        out[i] = random_action(st, rg, i, P, R_AUX) if st[i, OVER] == 0 else -1
 
 
 @njit(cache=True, nogil=True)
@@ -767,11 +770,6 @@ def greedy_range(
 # =====================================================================================
 # the single-agent view: the learner's flip, then the opponents until it is on turn
 # =====================================================================================
-#: redeals (games the opponents end before the learner's first flip) before a kernel
-#: gives up; the vector env refuses the configurations where every deal ends so
-MAX_REDEALS = 100_000
-
-
 @njit(cache=True)
 def play_opponents(
     st: np.ndarray,
@@ -792,10 +790,11 @@ def play_opponents(
     the seat ``k`` places after the learner."""
     seat = np.int64(st[i, SEAT])
     while st[i, OVER] == 0 and st[i, CURRENT] != seat:
-        if opponents[(np.int64(st[i, CURRENT]) - seat + n) % n] == OPP_GREEDY:
+        k = (np.int64(st[i, CURRENT]) - seat + n) % n
+        if opponents[k] == OPP_GREEDY:
             a = greedy_action(st, tm, i, P, n, mem, window)
         else:
-            a = random_action(st, rg, i, P)
+            a = random_action(st, rg, i, P, opponent_stream(k))
         apply_flip(st, tm, rg, i, a, P, n, p_forget, max_turns)
         if st[i, OVER] == 0 and tm[i, CLOCK] >= max_flips:
             st[i, OVER] = OVER_TRUNCATED
@@ -806,6 +805,7 @@ def start_episode(
     st: np.ndarray,
     tm: np.ndarray,
     rg: np.ndarray,
+    redeals: np.ndarray,
     i: int,
     seat_mode: int,
     opponents: np.ndarray,
@@ -818,22 +818,24 @@ def start_episode(
     window: int,
     max_turns: int,
     max_flips: int,
+    max_redeals: int,
 ) -> None:
-    """Seat the learner (``seat_mode`` >= 0, or -1: ``integers(n)`` from the auxiliary
-    stream) in the fresh game of slot ``i`` and let the opponents play up to its first
-    turn. A game that ends before the learner's first flip is set aside and the slot's
-    next game is dealt (as ``SingleAgentEnv.reset`` does)."""
+    """``SingleAgentEnv.reset`` in the fresh game of slot ``i``, as
+    :func:`memtab_env.vector.kernels.start_episode` (seat, opponents' resets, redeals
+    counted in ``redeals[i]``, ``max_redeals + 1`` when it gave up)."""
     P = cards.shape[0]
-    for _ in range(MAX_REDEALS):
-        if seat_mode >= 0:
-            st[i, SEAT] = seat_mode
-        else:
-            st[i, SEAT] = integers_small(rg, i, R_AUX, n)
+    st[i, SEAT] = seat_learner(rg, i, seat_mode, n)
+    redeals[i] = 0
+    while True:
+        reset_opponents(rg, i, opponents, n)
         play_opponents(st, tm, rg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips)
         if st[i, OVER] == 0:
             return
+        if redeals[i] == max_redeals:
+            redeals[i] = max_redeals + 1
+            return
+        redeals[i] += 1
         next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
-    raise RuntimeError("the opponents ended every deal before the learner's first flip")
 
 
 @njit(cache=True)
@@ -865,6 +867,7 @@ def venv_reset_range(
     steps: np.ndarray,
     obs: np.ndarray,
     masks: np.ndarray,
+    redeals: np.ndarray,
     seat_mode: int,
     opponents: np.ndarray,
     cards: np.ndarray,
@@ -877,6 +880,7 @@ def venv_reset_range(
     window: int,
     max_turns: int,
     max_flips: int,
+    max_redeals: int,
     lo: int,
     hi: int,
 ) -> None:
@@ -885,8 +889,8 @@ def venv_reset_range(
     for i in range(lo, hi):
         reset_slot(st, tm, rg, i, seeds[i], cards, card_kind, n, first, p_forget)
         start_episode(
-            st, tm, rg, i, seat_mode, opponents, cards, card_kind, n, first, p_forget, mem,
-            window, max_turns, max_flips,
+            st, tm, rg, redeals, i, seat_mode, opponents, cards, card_kind, n, first, p_forget,
+            mem, window, max_turns, max_flips, max_redeals,
         )  # fmt: skip
         steps[i] = 0
         learner_view(st, tm, i, obs, masks, P, K, n, mem, window)
@@ -912,6 +916,7 @@ def venv_step_range(
     final_seat: np.ndarray,
     final_turns: np.ndarray,
     final_flips: np.ndarray,
+    redeals: np.ndarray,
     seat_mode: int,
     opponents: np.ndarray,
     max_steps: int,
@@ -927,6 +932,7 @@ def venv_step_range(
     window: int,
     max_turns: int,
     max_flips: int,
+    max_redeals: int,
     lo: int,
     hi: int,
 ) -> None:
@@ -980,8 +986,8 @@ def venv_step_range(
             final_flips[i] = tm[i, CLOCK]
             next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
             start_episode(
-                st, tm, rg, i, seat_mode, opponents, cards, card_kind, n, first, p_forget,
-                mem, window, max_turns, max_flips,
+                st, tm, rg, redeals, i, seat_mode, opponents, cards, card_kind, n, first,
+                p_forget, mem, window, max_turns, max_flips, max_redeals,
             )  # fmt: skip
             steps[i] = 0
         learner_view(st, tm, i, obs, masks, P, K, n, mem, window)
