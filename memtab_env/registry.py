@@ -70,6 +70,7 @@ GAMES: dict[str, GameSpec] = {
         renderer="memtab_env.render_memory_board:MemoryBoardRenderer",
         aec_module="memtab_env.memory_board_v0",
         max_episode_steps=2500,
+        vector_entry_point="memtab_env.vector.board:MemoryBoardVectorEnv",
     ),
     "pelmanism": GameSpec(
         name="pelmanism",

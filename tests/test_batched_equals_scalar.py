@@ -5,7 +5,7 @@ against B scalar ``gymnasium.make(id, **options)`` envs, slot ``i`` seeded ``see
 (``reset(seed=seed)`` on the vector env), both sent the same actions (random legal
 flips, now and then an illegal one): observations, action masks, rewards, terminations,
 truncations, illegal-action flags, final observations and results (scores, winners,
-flips, game seeds) must be equal after every step and across auto-resets (the scalar env
+flips, game seeds, learner seats) must be equal after every step and across auto-resets (the scalar env
 is reset without a seed when its episode ends, as the vector env's next episode is).
 
 Every registered game with a ``vector_entry_point`` is checked under every memory model,
@@ -30,7 +30,7 @@ MEMORIES = ("perfect", "none", "decay:0.3", "window:5")
 GAME_OPTIONS: dict[str, dict[str, Any]] = {
     "memtab": {},
     "pelmanism": {"deck": "pairs:6"},
-    "memory_board": {},
+    "memory_board": {"max_turns": 30},
 }
 
 
@@ -46,8 +46,9 @@ def _actions(masks: np.ndarray, rng: np.random.Generator, illegal_rate: float) -
     return out
 
 
-def compare(env_id: str, num_envs: int, steps: int, seed: int, **options: Any) -> int:
-    """Step both views side by side; returns the number of episodes compared."""
+def compare(env_id: str, num_envs: int, steps: int, seed: int, **options: Any) -> list[Any]:
+    """Step both views side by side; returns the scalar states of the episodes that
+    ended (terminated or truncated)."""
     venv = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
                               **options)
     envs = [gymnasium.make(env_id, **options) for _ in range(num_envs)]
@@ -58,7 +59,7 @@ def compare(env_id: str, num_envs: int, steps: int, seed: int, **options: Any) -
         np.testing.assert_array_equal(info["action_mask"][i], inf["action_mask"])
         assert info["learner_seat"][i] == inf["learner_seat"], f"reset, env {i}"
     rng = np.random.default_rng(seed)
-    episodes = 0
+    ended = []
     for t in range(steps):
         actions = _actions(venv.action_masks(), rng, 0.05)
         obs, rew, term, trunc, info = venv.step(actions)
@@ -68,11 +69,11 @@ def compare(env_id: str, num_envs: int, steps: int, seed: int, **options: Any) -
             assert (r, te, tr) == (rew[i], term[i], trunc[i]), where
             assert inf["illegal_action"] == info["illegal_action"][i], where
             if te or tr:
-                episodes += 1
+                ended.append(env.unwrapped.aec.game_state)
                 np.testing.assert_array_equal(info["final_obs"][i], o, err_msg=where)
                 fi = info["final_info"]
                 aec = env.unwrapped.aec
-                assert fi["flips"][i] == len(aec._transitions), where
+                assert fi["flips"][i] == sum(bool(t.revealed) for t in aec._transitions), where
                 assert fi["game_seed"][i] == aec.game_seed, where
                 assert fi["learner_seat"][i] == inf["learner_seat"], where
                 if te:
@@ -84,7 +85,7 @@ def compare(env_id: str, num_envs: int, steps: int, seed: int, **options: Any) -
             np.testing.assert_array_equal(info["action_mask"][i], inf["action_mask"],
                                           err_msg=where)
     venv.close()
-    return episodes
+    return ended
 
 
 def _cases() -> list[Any]:
@@ -111,8 +112,34 @@ def test_batched_equals_scalar(name: str, memory: str, opponents: Any, num_playe
         pytest.skip(f"{spec.env_id} has no batched view (test_every_game_is_batched fails)")
     options = dict(GAME_OPTIONS[name], memory=memory, opponents=opponents,
                    num_players=num_players, learner_seat=seat)
-    episodes = compare(spec.env_id, 4, 150, seed=7, **options)
-    assert episodes >= 1
+    assert compare(spec.env_id, 4, 150, seed=7, **options)
+
+
+#: 2 x 8 spaces, two landscapes, 8 pairs: random play reaches the endgame
+SMALL_BOARD = {
+    "name": "small",
+    "rows": 2,
+    "cols": 8,
+    "landscapes": [
+        {"letter": "Y", "name": "farmland", "pictures": ["tractor", "scarecrow", "hay", "corn"]},
+        {"letter": "B", "name": "river", "pictures": ["fish", "duck", "frog", "boat"]},
+    ],
+    "grid": ["YYYYBBBB", "YYYYBBBB"],
+}
+
+
+@pytest.mark.parametrize("memory", MEMORIES)
+@pytest.mark.parametrize("variant", ["standard", "children"])
+@pytest.mark.parametrize("num_players", [2, 3])
+@pytest.mark.parametrize("opponents", ["random", "greedy"])
+def test_board_game_endgames(memory: str, variant: str, num_players: int, opponents: str) -> None:
+    """Returns, the final round and the children's returns: games on a small board end."""
+    from memtab_env.games.memory_board import MAIN
+
+    ended = compare("MemoryBoard-v0", 4, 150, seed=3, board=SMALL_BOARD, variant=variant,
+                    memory=memory, num_players=num_players, learner_seat=num_players - 1,
+                    reward="score", opponents=opponents)
+    assert sum(st.over and st.stage != MAIN for st in ended) >= 4
 
 
 def test_every_game_is_batched() -> None:

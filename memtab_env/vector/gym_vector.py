@@ -60,9 +60,9 @@ from memtab_env.vector import kernels as kn
 from memtab_env.vector.engine import BatchedMemTab, seed_array
 
 
-def _opponent_codes(opponents: Any, count: int, env_id: str) -> np.ndarray:
+def _opponent_codes(opponents: Any, count: int, env_id: str, allowed: tuple[str, ...]) -> np.ndarray:
     """Policy code of the seat ``k`` places after the learner at index ``k`` (index 0, the
-    learner itself, is unused)."""
+    learner itself, is unused); ``allowed``: the opponents the game's batch plays exactly."""
     if isinstance(opponents, str):
         names = [opponents] * count
     elif isinstance(opponents, Sequence):
@@ -73,15 +73,15 @@ def _opponent_codes(opponents: Any, count: int, env_id: str) -> np.ndarray:
             )
     else:
         raise InvalidOptionError(
-            f"opponents must be one of {sorted(kn.OPPONENT_CODES)} or a sequence of them "
+            f"opponents must be one of {sorted(allowed)} or a sequence of them "
             f"(one per other seat, in seat order after the learner); got {opponents!r}"
         )
     codes = np.zeros(count + 1, dtype=np.int64)
     for k, name in enumerate(names, start=1):
-        if not isinstance(name, str) or name not in kn.OPPONENT_CODES:
+        if not isinstance(name, str) or name not in allowed:
             raise InvalidOptionError(
                 f"opponent {name!r} cannot be played exactly inside the batch; allowed: "
-                f"{sorted(kn.OPPONENT_CODES)}, or one of those per other seat (use "
+                f"{sorted(allowed)}, or one of those per other seat (use "
                 f"gymnasium.make({env_id!r}) for other agents)"
             )
         codes[k] = kn.OPPONENT_CODES[name]
@@ -108,6 +108,8 @@ class BatchedVectorView(VectorEnv):
     render_hint: ClassVar[str]
     #: the module of the game's vector kernels
     kernels: ClassVar[Any]
+    #: the built-in opponents that the game's kernels play exactly as ``agents.make``
+    opponent_names: ClassVar[tuple[str, ...]] = tuple(kn.OPPONENT_CODES)
 
     def __init__(
         self,
@@ -176,7 +178,7 @@ class BatchedVectorView(VectorEnv):
         self.num_envs = eng.num_envs
         self.learner_seat_option = learner_seat
         self.opponents = opponents
-        self._opponents = _opponent_codes(opponents, n - 1, spec.env_id)
+        self._opponents = _opponent_codes(opponents, n - 1, spec.env_id, self.opponent_names)
         self.illegal_action = illegal_action
         self.illegal_penalty = check_finite("illegal_penalty", illegal_penalty)
         self.max_episode_steps = max_episode_steps
@@ -206,7 +208,7 @@ class BatchedVectorView(VectorEnv):
         self._terminated = np.zeros(b, dtype=bool)
         self._truncated = np.zeros(b, dtype=bool)
         self._illegal = np.zeros(b, dtype=bool)
-        self._final_scores = np.zeros((b, n), dtype=np.int8)
+        self._final_scores = np.zeros((b, n), dtype=np.int64)
         self._final_bits = np.zeros(b, dtype=np.int64)
         self._final_seed = np.zeros(b, dtype=np.uint64)
         self._final_seat = np.zeros(b, dtype=np.int64)
