@@ -696,7 +696,7 @@ def test_vector_env_illegal_actions_penalty_and_raise() -> None:
 
 
 def test_vector_env_option_errors() -> None:
-    with pytest.raises(InvalidOptionError, match="vectorised opponents"):
+    with pytest.raises(InvalidOptionError, match="cannot be played exactly inside the batch"):
         PelmanismVectorEnv(2, opponents="expert")
     with pytest.raises(InvalidOptionError, match="2 opponent"):
         PelmanismVectorEnv(2, num_players=3, opponents=["greedy"])
@@ -719,11 +719,15 @@ def test_vector_env_option_errors() -> None:
         venv.step(np.array([0, 0]))
     with pytest.raises(InvalidOptionError):
         venv.reset(options={"layout": []})
-    # a deck of one kind is fine when the learner plays first, or is seated at random
-    one = PelmanismVectorEnv(4, deck="quartets:1", num_players=2, learner_seat="random")
+    # a deck of one kind is fine when the learner plays first; seated at random on the
+    # second seat it never plays, and the batch gives up as the scalar view does
+    one = PelmanismVectorEnv(4, deck="quartets:1", num_players=2, learner_seat=0)
     one.reset(seed=0)
     _, _, term, _, _ = one.step(one.action_masks().argmax(axis=1))
     assert not term.any()
+    seated = PelmanismVectorEnv(4, deck="quartets:1", num_players=2, learner_seat="random")
+    with pytest.raises(InvalidOptionError, match="100 deals in a row"):
+        seated.reset(seed=0)
 
 
 # ---------------------------------------------------------------------------------------

@@ -27,7 +27,6 @@ from memtab_env.games.memory_board import MemoryBoard, MemoryBoardState
 from memtab_env.gym_env import MAX_REDEALS
 from memtab_env.memory import parse_memory
 from memtab_env.observations.memory_board import MemoryBoardEncoder
-from memtab_env.registry import GAMES
 from memtab_env.rewards import check_reward_scheme
 from memtab_env.vector import board_kernels as bk
 from memtab_env.vector import kernels as kn
@@ -35,8 +34,6 @@ from memtab_env.vector.engine import BatchedGames, KernelRunner, resolve_threads
 from memtab_env.vector.gym_vector import BatchedVectorView
 
 GAME_OPTIONS = ("board", "first_player", "max_turns", "num_players", "variant")
-#: learner steps before truncation: the registration's (``gymnasium.make`` uses the same)
-DEFAULT_MAX_EPISODE_STEPS = GAMES["memory_board"].max_episode_steps
 
 
 class BatchedMemoryBoard(BatchedGames):
@@ -131,27 +128,6 @@ class MemoryBoardVectorEnv(BatchedVectorView):
     game_options = GAME_OPTIONS
     render_hint = "memtab_env.render_memory_board"
     kernels = bk
-
-    def __init__(
-        self,
-        num_envs: int = 1,
-        game: str = "memory_board",
-        opponents: Any = "random",
-        learner_seat: int | str = 0,
-        memory: str = "perfect",
-        reward: str = "win",
-        obs_mode: str = "flat",
-        illegal_action: str = "penalty",
-        illegal_penalty: float = -0.1,
-        max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
-        copy: bool = True,
-        parallel: bool | int | None = None,
-        render_mode: str | None = None,
-        **game_options: Any,
-    ) -> None:
-        super().__init__(num_envs, game, opponents, learner_seat, memory, reward, obs_mode,
-                         illegal_action, illegal_penalty, max_episode_steps, copy, parallel,
-                         render_mode, game_options)
 
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
                      game_options: dict[str, Any]) -> BatchedMemoryBoard:

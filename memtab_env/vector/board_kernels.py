@@ -44,52 +44,9 @@ import numpy as np
 from numba import njit
 
 from memtab_env.boards import MAX_RETURN
-from memtab_env.games import memory_board as _scalar_board
-from memtab_env.games.memory_board import (
-    CHILDREN,
-    CHOOSE,
-    DOWN,
-    FINAL,
-    FLIP2,
-    FREE,
-    MAIN,
-    PLACED,
-    RETURN,
-    UP,
-)
-from memtab_env.vector import kernels as _kernels_module
-from memtab_env.vector import rng as _rng_module
-from memtab_env.vector.kernels import (
-    AUX_KEY,
-    MEM_DECAY,
-    MEM_NONE,
-    MEM_PERFECT,
-    MEM_WINDOW,
-    MEMORY_KEY,
-    OPP_GREEDY,
-    R_AUX,
-    R_GAME_SEED,
-    R_GAMES,
-    R_MEM,
-    R_SEEDS,
-    REWARD_SCORE,
-    REWARD_TURNS,
-    REWARD_WIN,
-    opponent_stream,
-    reset_opponents,
-    seat_learner,
-    seed_slot,
-    win_reward,
-)
-from memtab_env.vector.rng import (
-    PCG_WORDS_64,
-    integers_small,
-    next_double,
-    next_seed,
-    seed_pcg64,
-    seed_pcg64_buffered,
-    shuffle_row,
-)
+from memtab_env.games import memory_board as mb
+from memtab_env.vector import kernels as kn
+from memtab_env.vector import rng as rn
 
 MAX_PLAYERS = 4
 CURRENT = 0
@@ -143,8 +100,8 @@ def clear_game(st: np.ndarray, i: int, P: int, n: int, first: int, supply0: np.n
                decay: bool) -> None:
     """Everything but the layout as a fresh ``MemoryBoardState``, and fresh memories."""
     st[i, CURRENT] = first
-    st[i, PHASE] = CHOOSE
-    st[i, STAGE] = MAIN
+    st[i, PHASE] = mb.CHOOSE
+    st[i, STAGE] = mb.MAIN
     st[i, NPLACED] = 0
     st[i, FINAL_LEFT] = 0
     st[i, LAST_PAIR] = -1
@@ -162,7 +119,7 @@ def clear_game(st: np.ndarray, i: int, P: int, n: int, first: int, supply0: np.n
     for j in range(MAX_PLAYERS):
         st[i, LASTACT + j] = 0
     for p in range(P):
-        st[i, HEAD + P + p] = DOWN
+        st[i, HEAD + P + p] = mb.DOWN
         st[i, HEAD + 2 * P + p] = -1
         st[i, HEAD + 3 * P + p] = -1
         st[i, HEAD + 4 * P + p] = 0
@@ -178,25 +135,25 @@ def new_game(st: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64, P: in
              first: int, supply0: np.ndarray, p_forget: float | None) -> None:
     """The game with seed ``game_seed`` in slot ``i``: ``default_rng(game_seed)
     .permutation(deck)`` (``MemoryBoard.new_game``), forgetting streams as the AEC env's."""
-    rg[i, R_GAME_SEED] = game_seed
-    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 0, 0, 0)
+    rg[i, kn.R_GAME_SEED] = game_seed
+    rn.seed_pcg64_buffered(rg, i, kn.R_AUX, game_seed, 0, 0, 0)
     for k in range(P // 2):  # the deck: every picture twice, in picture order
         st[i, HEAD + 2 * k] = k
         st[i, HEAD + 2 * k + 1] = k
-    shuffle_row(rg, i, R_AUX, st, i, HEAD, P)
-    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 1, AUX_KEY, 0)
+    rn.shuffle_row(rg, i, kn.R_AUX, st, i, HEAD, P)
+    rn.seed_pcg64_buffered(rg, i, kn.R_AUX, game_seed, 1, kn.AUX_KEY, 0)
     clear_game(st, i, P, n, first, supply0, p_forget is not None)
     if p_forget is not None:
         for o in range(n):
-            seed_pcg64(rg, i, R_MEM + PCG_WORDS_64 * o, game_seed, 2, MEMORY_KEY, o)
+            rn.seed_pcg64(rg, i, kn.R_MEM + rn.PCG_WORDS_64 * o, game_seed, 2, kn.MEMORY_KEY, o)
 
 
 @njit(cache=True)
 def next_game(st: np.ndarray, rg: np.ndarray, i: int, P: int, n: int, first: int,
               supply0: np.ndarray, p_forget: float | None) -> None:
     """The slot's next game: its seed is the next draw of the seed stream."""
-    rg[i, R_GAMES] += np.uint64(1)
-    new_game(st, rg, i, next_seed(rg, i, R_SEEDS), P, n, first, supply0, p_forget)
+    rg[i, kn.R_GAMES] += np.uint64(1)
+    new_game(st, rg, i, rn.next_seed(rg, i, kn.R_SEEDS), P, n, first, supply0, p_forget)
 
 
 @njit(cache=True)
@@ -208,9 +165,9 @@ def reveal(st: np.ndarray, rg: np.ndarray, i: int, pos: int, P: int, n: int,
         if p_forget > 0.0:
             for o in range(n):
                 col = decay_col(o, P)
-                ro = R_MEM + PCG_WORDS_64 * o
+                ro = kn.R_MEM + rn.PCG_WORDS_64 * o
                 for q in range(P):
-                    if st[i, col + q] != 0 and next_double(rg, i, ro) < p_forget:
+                    if st[i, col + q] != 0 and rn.next_double(rg, i, ro) < p_forget:
                         st[i, col + q] = 0
         for o in range(n):
             st[i, decay_col(o, P) + pos] = 1
@@ -230,10 +187,10 @@ def tree(st: np.ndarray, i: int, seat: int) -> int:
 @njit(cache=True)
 def _end_turn(st: np.ndarray, i: int, P: int, n: int, again: bool, max_turns: int) -> int:
     """``MemoryBoard._end_turn``; returns the result bits."""
-    st[i, PHASE] = CHOOSE
+    st[i, PHASE] = mb.CHOOSE
     code = TURN_OVER
     stage = st[i, STAGE]
-    if stage == MAIN:
+    if stage == mb.MAIN:
         if st[i, TURN] >= max_turns:
             st[i, OVER] = OVER_RULES
             st[i, CAPPED] = 1
@@ -242,7 +199,7 @@ def _end_turn(st: np.ndarray, i: int, P: int, n: int, again: bool, max_turns: in
             if not again:
                 st[i, CURRENT] = (st[i, CURRENT] + 1) % n
             st[i, TURN] += 1
-    elif stage == FINAL:
+    elif stage == mb.FINAL:
         st[i, FINAL_LEFT] -= 1
         if st[i, FINAL_LEFT] == 0:
             st[i, OVER] = OVER_RULES
@@ -297,37 +254,37 @@ def apply(st: np.ndarray, rg: np.ndarray, i: int, a: int, P: int, n: int, land: 
     code = 0
     if a < P:  # flip
         reveal(st, rg, i, a, P, n, p_forget)
-        if st[i, PHASE] == CHOOSE:
-            st[i, scol + a] = UP
+        if st[i, PHASE] == mb.CHOOSE:
+            st[i, scol + a] = mb.UP
             st[i, FIRST] = a
-            st[i, PHASE] = FLIP2
+            st[i, PHASE] = mb.FLIP2
         else:
             first = st[i, FIRST]
             st[i, FIRST] = -1
             if st[i, HEAD + first] == st[i, HEAD + a]:  # a pair: collect both
-                st[i, scol + first] = FREE
-                st[i, scol + a] = FREE
+                st[i, scol + first] = mb.FREE
+                st[i, scol + a] = mb.FREE
                 st[i, hcol + first] = player
                 st[i, hcol + a] = player
                 left = False
                 for q in range(P):
-                    if st[i, scol + q] == DOWN:
+                    if st[i, scol + q] == mb.DOWN:
                         left = True
                         break
                 if left:
                     code = _end_turn(st, i, P, n, True, max_turns)
                 else:  # the last pair: the endgame starts with the taker
                     st[i, LAST_PAIR] = player
-                    st[i, PHASE] = CHOOSE
+                    st[i, PHASE] = mb.CHOOSE
                     st[i, TURN] += 1
                     if children:
-                        st[i, STAGE] = CHILDREN
+                        st[i, STAGE] = mb.CHILDREN
                     else:
-                        st[i, STAGE] = FINAL
+                        st[i, STAGE] = mb.FINAL
                         st[i, FINAL_LEFT] = n
                     code = TURN_OVER
             else:
-                st[i, scol + first] = DOWN
+                st[i, scol + first] = mb.DOWN
                 code = _end_turn(st, i, P, n, False, max_turns)
     elif a < 2 * P:  # place the lowest held card of the space's landscape
         s = a - P
@@ -339,10 +296,10 @@ def apply(st: np.ndarray, rg: np.ndarray, i: int, a: int, P: int, n: int, land: 
                 break
         st[i, hcol + card] = -1
         st[i, HEAD + 3 * P + s] = card
-        st[i, scol + s] = PLACED
+        st[i, scol + s] = mb.PLACED
         st[i, RETURNING + st[i, NPLACED]] = s
         st[i, NPLACED] += 1
-        st[i, PHASE] = RETURN
+        st[i, PHASE] = mb.RETURN
         if st[i, NPLACED] == MAX_RETURN:
             code = _finish_return(st, i, P, n, max_turns)
     elif a == 2 * P:
@@ -368,9 +325,9 @@ def legal_row(st: np.ndarray, i: int, out: np.ndarray, P: int, land: np.ndarray,
     scol = HEAD + P
     count = 0
     phase = st[i, PHASE]
-    if phase == FLIP2:
+    if phase == mb.FLIP2:
         for p in range(P):
-            d = st[i, scol + p] == DOWN
+            d = st[i, scol + p] == mb.DOWN
             out[i, p] = d
             count += d
         return count
@@ -382,8 +339,8 @@ def legal_row(st: np.ndarray, i: int, out: np.ndarray, P: int, land: np.ndarray,
             colours |= 1 << kland[st[i, HEAD + c]]
     np_ = st[i, NPLACED]
     for s in range(P):
-        ok = (st[i, scol + s] == FREE) and ((colours >> land[s]) & 1) != 0
-        if ok and phase == RETURN:
+        ok = (st[i, scol + s] == mb.FREE) and ((colours >> land[s]) & 1) != 0
+        if ok and phase == mb.RETURN:
             touch = False
             for j in range(np_):
                 if adj[st[i, RETURNING + j], s]:
@@ -392,15 +349,15 @@ def legal_row(st: np.ndarray, i: int, out: np.ndarray, P: int, land: np.ndarray,
         if ok:
             out[i, P + s] = 1
             count += 1
-    if phase == RETURN:
+    if phase == mb.RETURN:
         out[i, 2 * P] = 1
         count += 1
-    elif st[i, STAGE] == MAIN:
+    elif st[i, STAGE] == mb.MAIN:
         for p in range(P):
-            d = st[i, scol + p] == DOWN
+            d = st[i, scol + p] == mb.DOWN
             out[i, p] = d
             count += d
-    elif st[i, STAGE] == FINAL:
+    elif st[i, STAGE] == mb.FINAL:
         out[i, 2 * P + 1] = 1
         count += 1
     return count
@@ -411,11 +368,11 @@ def memory_threshold(st: np.ndarray, i: int, observer: int, mem: int, window: in
     """A face-down card is remembered when its reveal time is above this (``Memory.source``):
     0, the clock before the observer's latest action, or ``max(0, clock - k)``; under
     ``decay`` the bits decide (above any time)."""
-    if mem == MEM_PERFECT:
+    if mem == kn.MEM_PERFECT:
         return 0
-    if mem == MEM_NONE:
+    if mem == kn.MEM_NONE:
         return st[i, LASTACT + observer]
-    if mem == MEM_WINDOW:
+    if mem == kn.MEM_WINDOW:
         return max(0, st[i, CLOCK] - window)
     return 2**31 - 1
 
@@ -426,9 +383,9 @@ def visible_picture(st: np.ndarray, i: int, p: int, P: int, thr: int, decay: boo
     """The picture the observer sees at space ``p`` (face up, or face down and
     remembered), -1 if none."""
     s = st[i, HEAD + P + p]
-    if s == UP:
+    if s == mb.UP:
         return st[i, HEAD + p]
-    if s == DOWN:
+    if s == mb.DOWN:
         rem = st[i, HEAD + 4 * P + p] > thr
         if decay:
             rem = rem or st[i, dcol + p] != 0
@@ -481,7 +438,7 @@ def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K
     fdone = stage + NUM_STAGES
     turn = fdone + n
     thr = memory_threshold(st, i, observer, mem, window)
-    decay = mem == MEM_DECAY
+    decay = mem == kn.MEM_DECAY
     dcol = decay_col(observer, P)
     for p in range(P):
         s = st[i, HEAD + P + p]
@@ -489,7 +446,7 @@ def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K
         k = visible_picture(st, i, p, P, thr, decay, dcol)
         if k >= 0:
             out[i, pic + p * K + k] = 1
-        if s == FREE or s == PLACED:
+        if s == mb.FREE or s == mb.PLACED:
             out[i, taken + st[i, HEAD + p]] = 1
         out[i, lcol + p * L + land[p]] = 1
         h = st[i, HEAD + 2 * P + p]
@@ -504,15 +461,15 @@ def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K
         out[i, sup + j] = st[i, SUPPLY + j]
     if st[i, OVER] == 0:
         ph = st[i, PHASE]
-        if ph == CHOOSE:
+        if ph == mb.CHOOSE:
             out[i, phase] = 1
-        elif ph == FLIP2:
+        elif ph == mb.FLIP2:
             out[i, phase + 1] = 1
         else:
             out[i, phase + 1 + st[i, NPLACED]] = 1
         out[i, turn + (st[i, CURRENT] - observer + n) % n] = 1
     out[i, stage + st[i, STAGE]] = 1
-    if st[i, STAGE] == FINAL:
+    if st[i, STAGE] == mb.FINAL:
         for k in range(n - st[i, FINAL_LEFT]):
             seat = (st[i, LAST_PAIR] + k) % n
             out[i, fdone + (seat - observer + n) % n] = 1
@@ -524,7 +481,7 @@ def random_action(st: np.ndarray, rg: np.ndarray, i: int, scratch: np.ndarray, P
     """``MemoryBoardRandomAgent.act``: ``legal[rng.integers(len(legal))]`` from the stream at
     column ``o`` (the mask is written into ``scratch[i]``)."""
     count = legal_row(st, i, scratch, P, land, kland, adj, L)
-    j = integers_small(rg, i, o, count)
+    j = rn.integers_small(rg, i, o, count)
     for a in range(2 * P + 2):
         if scratch[i, a]:
             if j == 0:
@@ -651,6 +608,19 @@ def _plan(free: np.ndarray, budget: np.ndarray, start: np.ndarray, ns: int, land
 
 
 @njit(cache=True)
+def _unknown_flip(st: np.ndarray, i: int, scratch: np.ndarray, P: int, seen: int) -> int:
+    """The lowest legal flip whose picture the seat has not seen, else the lowest legal
+    flip (-1 if none)."""
+    for p in range(P):
+        if scratch[i, p] and st[i, seen + p] < 0:
+            return p
+    for p in range(P):
+        if scratch[i, p]:
+            return p
+    return -1
+
+
+@njit(cache=True)
 def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, land: np.ndarray,
                   kland: np.ndarray, adj: np.ndarray, nbr: np.ndarray, L: int, mem: int,
                   window: int) -> int:
@@ -661,7 +631,7 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
     seat = st[i, CURRENT]
     legal_row(st, i, scratch, P, land, kland, adj, L)
     thr = memory_threshold(st, i, seat, mem, window)
-    decay = mem == MEM_DECAY
+    decay = mem == kn.MEM_DECAY
     dcol = decay_col(seat, P)
     seen = seen_col(seat, P, n, decay)
     scol = HEAD + P
@@ -671,26 +641,20 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
             st[i, seen + p] = k
     phase = st[i, PHASE]
     stage = st[i, STAGE]
-    if phase == FLIP2:
+    if phase == mb.FLIP2:
         up = -1
         for p in range(P):
-            if st[i, scol + p] == UP:
+            if st[i, scol + p] == mb.UP:
                 up = p
                 break
         want = st[i, seen + up] if up >= 0 else -2
         for p in range(P):
             if scratch[i, p] and st[i, seen + p] == want:
                 return p
-        for p in range(P):
-            if scratch[i, p] and st[i, seen + p] < 0:
-                return p
-        for p in range(P):
-            if scratch[i, p]:
-                return p
-        return -1
+        return _unknown_flip(st, i, scratch, P, seen)
     free = np.zeros(P, dtype=np.bool_)
     for p in range(P):
-        free[p] = st[i, scol + p] == FREE and (phase != CHOOSE or scratch[i, P + p] != 0)
+        free[p] = st[i, scol + p] == mb.FREE and (phase != mb.CHOOSE or scratch[i, P + p] != 0)
     budget = np.zeros(L, dtype=np.int64)
     for c in range(P):
         if st[i, HEAD + 2 * P + c] == seat:
@@ -705,33 +669,27 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
             q -= 1
         start[q] = t
     best = np.empty(MAX_RETURN, dtype=np.int64)
-    if phase == RETURN:
+    if phase == mb.RETURN:
         g = _plan(free, budget, start, ns, land, nbr, best, st, i)
         for j in range(ns, g):
             if scratch[i, P + best[j]]:
                 return P + best[j]
         return 2 * P
-    if stage == MAIN:
+    if stage == mb.MAIN:
         counts = np.zeros(P, dtype=np.int64)
         for p in range(P):
-            if st[i, scol + p] == DOWN and st[i, seen + p] >= 0:
+            if st[i, scol + p] == mb.DOWN and st[i, seen + p] >= 0:
                 counts[st[i, seen + p]] += 1
         for p in range(P):
-            if st[i, scol + p] == DOWN and st[i, seen + p] >= 0 and counts[st[i, seen + p]] >= 2:
+            if st[i, scol + p] == mb.DOWN and st[i, seen + p] >= 0 and counts[st[i, seen + p]] >= 2:
                 return p
         g = _plan(free, budget, start, 0, land, nbr, best, st, i)
         top = trunk_for(MAX_RETURN, st, i)
         if g > 0 and top > 0 and trunk_for(g, st, i) == top:
             return P + best[0]
-        for p in range(P):
-            if scratch[i, p] and st[i, seen + p] < 0:
-                return p
-        for p in range(P):
-            if scratch[i, p]:
-                return p
-        return -1
+        return _unknown_flip(st, i, scratch, P, seen)
     g = _plan(free, budget, start, 0, land, nbr, best, st, i)
-    if g > 0 and (stage == CHILDREN or trunk_for(g, st, i) > 0):
+    if g > 0 and (stage == mb.CHILDREN or trunk_for(g, st, i) > 0):
         return P + best[0]
     if scratch[i, 2 * P + 1]:
         return 2 * P + 1
@@ -754,10 +712,10 @@ def play_opponents(st: np.ndarray, rg: np.ndarray, i: int, scratch: np.ndarray,
     seat = st[i, SEAT]
     while st[i, OVER] == 0 and st[i, CURRENT] != seat:
         k = (st[i, CURRENT] - seat + n) % n
-        if opponents[k] == OPP_GREEDY:
+        if opponents[k] == kn.OPP_GREEDY:
             a = greedy_action(st, i, scratch, P, n, land, kland, adj, nbr, L, mem, window)
         else:
-            a = random_action(st, rg, i, scratch, P, land, kland, adj, L, opponent_stream(k))
+            a = random_action(st, rg, i, scratch, P, land, kland, adj, L, kn.opponent_stream(k))
         apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
 
 
@@ -770,10 +728,10 @@ def start_episode(st: np.ndarray, rg: np.ndarray, redeals: np.ndarray, i: int,
                   max_redeals: int) -> None:
     """``SingleAgentEnv.reset`` in the fresh game of slot ``i``, as
     :func:`memtab_env.vector.kernels.start_episode`."""
-    st[i, SEAT] = seat_learner(rg, i, seat_mode, n)
+    st[i, SEAT] = kn.seat_learner(rg, i, seat_mode, n)
     redeals[i] = 0
     while True:
-        reset_opponents(rg, i, opponents, n)
+        kn.reset_opponents(rg, i, opponents, n)
         play_opponents(st, rg, i, scratch, opponents, P, n, land, kland, adj, nbr, L, children,
                        max_turns, max_len, p_forget, mem, window)
         if st[i, OVER] == 0:
@@ -796,7 +754,7 @@ def venv_reset_range(st: np.ndarray, rg: np.ndarray, seeds: np.ndarray, steps: n
     """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
     P = land.shape[0]
     for i in range(lo, hi):
-        seed_slot(rg, i, seeds[i])
+        kn.seed_slot(rg, i, seeds[i])
         new_game(st, rg, i, seeds[i], P, n, first, supply0, p_forget)
         start_episode(st, rg, redeals, i, masks, seat_mode, opponents, P, n, first, supply0,
                       land, kland, adj, nbr, L, children, max_turns, max_len, p_forget, mem,
@@ -836,12 +794,12 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, actions: np.ndarray, steps: 
             code = apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
             play_opponents(st, rg, i, masks, opponents, P, n, land, kland, adj, nbr, L,
                            children, max_turns, max_len, p_forget, mem, window)
-            if scheme == REWARD_SCORE:
+            if scheme == kn.REWARD_SCORE:
                 reward = float(tree(st, i, seat) - before)
-            elif scheme == REWARD_TURNS and code & TURN_OVER:
+            elif scheme == kn.REWARD_TURNS and code & TURN_OVER:
                 reward = -1.0
-            if st[i, OVER] == OVER_RULES and scheme == REWARD_WIN:
-                reward = win_reward(result_bits(st, i, P, n), seat, n)
+            if st[i, OVER] == OVER_RULES and scheme == kn.REWARD_WIN:
+                reward = kn.win_reward(result_bits(st, i, P, n), seat, n)
         else:
             illegal[i] = True
             reward = penalty
@@ -856,7 +814,7 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, actions: np.ndarray, steps: 
             for j in range(n):
                 final_scores[i, j] = tree(st, i, j)
             final_bits[i] = result_bits(st, i, P, n) if term else 0
-            final_seed[i] = rg[i, R_GAME_SEED]
+            final_seed[i] = rg[i, kn.R_GAME_SEED]
             final_seat[i] = seat
             final_flips[i] = st[i, CLOCK]
             next_game(st, rg, i, P, n, first, supply0, p_forget)
@@ -868,6 +826,4 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, actions: np.ndarray, steps: 
         legal_row(st, i, masks, P, land, kland, adj, L)
 
 
-_kernels_module.invalidate_stale_cache(
-    globals(), [_rng_module, _kernels_module, _scalar_board], "board_vector_kernels.deps"
-)
+kn.invalidate_stale_cache(globals(), [rn, kn, mb], "board_vector_kernels.deps")

@@ -113,22 +113,24 @@ class BatchedVectorView(VectorEnv):
 
     def __init__(
         self,
-        num_envs: int,
-        game: str,
-        opponents: Any,
-        learner_seat: int | str,
-        memory: str,
-        reward: str,
-        obs_mode: str,
-        illegal_action: str,
-        illegal_penalty: float,
-        max_episode_steps: int | None,
-        copy: bool,
-        parallel: bool | int | None,
-        render_mode: str | None,
-        game_options: dict[str, Any],
+        num_envs: int = 1,
+        game: str | None = None,
+        opponents: Any = "random",
+        learner_seat: int | str = 0,
+        memory: str = "perfect",
+        reward: str = "win",
+        obs_mode: str = "flat",
+        illegal_action: str = "penalty",
+        illegal_penalty: float = -0.1,
+        max_episode_steps: int | None | str = "registered",
+        copy: bool = True,
+        parallel: bool | int | None = None,
+        render_mode: str | None = None,
+        **game_options: Any,
     ) -> None:
-        spec = game_spec(game)
+        spec = game_spec(self.game_name if game is None else game)
+        if max_episode_steps == "registered":  # the registration's, as gymnasium.make
+            max_episode_steps = spec.max_episode_steps
         if spec.name != self.game_name:
             raise InvalidOptionError(
                 f"{type(self).__name__} plays {self.game_name} only, got game={game!r}"
@@ -391,7 +393,8 @@ class MemTabVectorEnv(BatchedVectorView):
         obs_mode: ``"flat"`` (the only mode of the vector env).
         illegal_action: ``"penalty"`` or ``"raise"``.
         illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
-        max_episode_steps: learner steps before truncation (``None``: never).
+        max_episode_steps: learner steps before truncation (``None``: never; by default
+            the registration's, 250).
         copy: return fresh observation arrays each step (default, as Gymnasium's vector
             envs); ``False`` returns a buffer that the next step overwrites.
         parallel: threads that step the games: ``None`` (every core from 2048 games on),
@@ -405,27 +408,6 @@ class MemTabVectorEnv(BatchedVectorView):
     game_options = ("first_player", "num_players")
     render_hint = "memtab_env.render"
     kernels = kn
-
-    def __init__(
-        self,
-        num_envs: int = 1,
-        game: str = "memtab",
-        opponents: Any = "random",
-        learner_seat: int | str = 0,
-        memory: str = "perfect",
-        reward: str = "win",
-        obs_mode: str = "flat",
-        illegal_action: str = "penalty",
-        illegal_penalty: float = -0.1,
-        max_episode_steps: int | None = 250,
-        copy: bool = True,
-        parallel: bool | int | None = None,
-        render_mode: str | None = None,
-        **game_options: Any,
-    ) -> None:
-        super().__init__(num_envs, game, opponents, learner_seat, memory, reward, obs_mode,
-                         illegal_action, illegal_penalty, max_episode_steps, copy, parallel,
-                         render_mode, game_options)
 
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
                      game_options: dict[str, Any]) -> BatchedMemTab:

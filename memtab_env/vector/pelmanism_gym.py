@@ -51,14 +51,11 @@ import numpy as np
 from memtab_env.errors import InvalidOptionError
 from memtab_env.games.pelmanism import PelmanismState
 from memtab_env.gym_env import MAX_REDEALS
-from memtab_env.registry import GAMES
 from memtab_env.vector import pelmanism_kernels as pk
 from memtab_env.vector.gym_vector import BatchedVectorView
 from memtab_env.vector.pelmanism import BatchedPelmanism
 
 GAME_OPTIONS = ("deck", "first_player", "max_turns", "num_players")
-#: learner steps before truncation: the registration's (``gymnasium.make`` uses the same)
-DEFAULT_MAX_EPISODE_STEPS = GAMES["pelmanism"].max_episode_steps
 
 
 class PelmanismVectorEnv(BatchedVectorView):
@@ -91,27 +88,6 @@ class PelmanismVectorEnv(BatchedVectorView):
     game_options = GAME_OPTIONS
     render_hint = "memtab_env.render_pelmanism"
     kernels = pk
-
-    def __init__(
-        self,
-        num_envs: int = 1,
-        game: str = "pelmanism",
-        opponents: Any = "random",
-        learner_seat: int | str = 0,
-        memory: str = "perfect",
-        reward: str = "win",
-        obs_mode: str = "flat",
-        illegal_action: str = "penalty",
-        illegal_penalty: float = -0.1,
-        max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
-        copy: bool = True,
-        parallel: bool | int | None = None,
-        render_mode: str | None = None,
-        **game_options: Any,
-    ) -> None:
-        super().__init__(num_envs, game, opponents, learner_seat, memory, reward, obs_mode,
-                         illegal_action, illegal_penalty, max_episode_steps, copy, parallel,
-                         render_mode, game_options)
 
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
                      game_options: dict[str, Any]) -> BatchedPelmanism:
