@@ -159,18 +159,8 @@ def next_game(st: np.ndarray, rg: np.ndarray, i: int, P: int, n: int, first: int
 @njit(cache=True)
 def reveal(st: np.ndarray, rg: np.ndarray, i: int, pos: int, P: int, n: int,
            p_forget: float | None) -> None:
-    """``Memory.on_action``'s reveal of ``pos``: decay forgetting (one double per
-    remembered space of each observer, in space order), then the reveal time."""
-    if p_forget is not None:
-        if p_forget > 0.0:
-            for o in range(n):
-                col = decay_col(o, P)
-                ro = kn.R_MEM + rn.PCG_WORDS_64 * o
-                for q in range(P):
-                    if st[i, col + q] != 0 and rn.next_double(rg, i, ro) < p_forget:
-                        st[i, col + q] = 0
-        for o in range(n):
-            st[i, decay_col(o, P) + pos] = 1
+    """``Memory.on_action``'s reveal of ``pos`` (decay bits, clock, reveal time)."""
+    kn.remember_reveal(st, rg, i, HEAD + 5 * P, pos, P, n, p_forget)
     st[i, CLOCK] += 1
     st[i, HEAD + 4 * P + pos] = st[i, CLOCK]
 
@@ -365,16 +355,8 @@ def legal_row(st: np.ndarray, i: int, out: np.ndarray, P: int, land: np.ndarray,
 
 @njit(cache=True)
 def memory_threshold(st: np.ndarray, i: int, observer: int, mem: int, window: int) -> int:
-    """A face-down card is remembered when its reveal time is above this (``Memory.source``):
-    0, the clock before the observer's latest action, or ``max(0, clock - k)``; under
-    ``decay`` the bits decide (above any time)."""
-    if mem == kn.MEM_PERFECT:
-        return 0
-    if mem == kn.MEM_NONE:
-        return st[i, LASTACT + observer]
-    if mem == kn.MEM_WINDOW:
-        return max(0, st[i, CLOCK] - window)
-    return 2**31 - 1
+    """:func:`~memtab_env.vector.kernels.threshold` of ``observer`` in game ``i``."""
+    return kn.threshold(mem, window, st[i, CLOCK], st[i, LASTACT + observer])
 
 
 @njit(cache=True)

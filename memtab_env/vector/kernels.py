@@ -282,19 +282,42 @@ def reset_slot(
     new_game(st, rg, i, seed, n, first, p_forget)
 
 
-@njit(cache=True)
-def _forget(st: np.ndarray, rg: np.ndarray, i: int, n: int, p_forget: float) -> None:
-    """decay:p, before a reveal: each remembered bit of each observer is forgotten with
-    probability p, one double per remembered position in position order (as
-    ``Memory.on_action``: ``rng.random(idx.size) < p`` over ``flatnonzero(known)``)."""
-    known = BASE + 2 * n
+# -- memory models, for every game's kernels ------------------------------------------
+@njit(inline="always", cache=True)
+def threshold(mem: int, window: int, clock: int, before_last: int) -> int:
+    """``Memory.source``'s threshold: under ``perfect``, ``none`` and ``window:k`` an
+    observer remembers a card exactly when its latest reveal time (1-based, 0 never) is
+    above it: 0 (ever revealed), ``before_last`` (the reveal count before the observer's
+    latest action) or ``max(0, clock - k)``. Under ``decay`` it is above every reveal
+    time: the remembered bits decide."""
+    if mem == MEM_PERFECT:
+        return 0
+    if mem == MEM_NONE:
+        return before_last
+    if mem == MEM_WINDOW:
+        return max(0, clock - window)
+    return 2**31 - 1
+
+
+@njit(inline="always", cache=True)
+def remember_reveal(bits: np.ndarray, rg: np.ndarray, i: int, col: int, pos: int, num: int,
+                    n: int, p_forget: float | None) -> None:
+    """``Memory.on_action``'s decay part for a reveal of ``pos``: each remembered bit of
+    each observer (``bits[i, col + num * o + q]``, ``num`` positions) is forgotten with
+    probability ``p_forget``, one double of the observer's stream (``R_MEM``) per
+    remembered position in position order (``rng.random(idx.size) < p``); then every
+    observer remembers ``pos``. Nothing for the other models (``p_forget`` None)."""
+    if p_forget is None:
+        return
     for o in range(n):
-        row = known + P * o
-        ro = R_MEM + PCG_WORDS_64 * o
-        for q in range(P):
-            if st[i, row + q] != 0:
-                if next_double(rg, i, ro) < p_forget:
-                    st[i, row + q] = 0
+        row = col + num * o
+        if p_forget > 0.0:
+            ro = R_MEM + PCG_WORDS_64 * o
+            for q in range(num):
+                if bits[i, row + q] != 0 and next_double(rg, i, ro) < p_forget:
+                    bits[i, row + q] = 0
+    for o in range(n):
+        bits[i, col + num * o + pos] = 1
 
 
 @njit(inline="always", cache=True)
@@ -311,13 +334,7 @@ def apply_flip(
         st[i, BASE + player] -= mk.KIND_POINTS[kind]
     elif code & mk.TURN_OVER:  # flip 3 went into the tableau
         st[i, BASE + player] += mk.KIND_POINTS[kind]
-    # memory: Memory.on_action(player, [pos])
-    if p_forget is not None:
-        if p_forget > 0.0:
-            _forget(st, rg, i, n, p_forget)
-        known = BASE + 2 * n
-        for o in range(n):
-            st[i, known + P * o + pos] = 1
+    remember_reveal(st, rg, i, BASE + 2 * n, pos, P, n, p_forget)
     clock = st[i, CLOCK] + 1
     st[i, CLOCK] = clock
     st[i, RTIME + pos] = clock
@@ -333,19 +350,10 @@ def is_legal(st: np.ndarray, i: int, action: int) -> bool:
 
 @njit(cache=True)
 def memory_threshold(st: np.ndarray, i: int, observer: int, n: int, mem: int, window: int) -> int:
-    """Under ``perfect``, ``none`` and ``window:k`` a face-down card is remembered exactly
-    when its latest reveal time (RTIME) is above this threshold (``Memory.remembered``):
-    0 (ever revealed), one below the observer's latest action time (every flip reveals
-    one card, so this keeps that flip's card and later reveals; 0 before its first flip),
-    or ``max(0, clock - k)``. Under ``decay`` it is above any reveal time (the known bits
-    decide)."""
-    if mem == MEM_PERFECT:
-        return 0
-    if mem == MEM_NONE:
-        return max(0, np.int64(st[i, BASE + n + observer]) - 1)
-    if mem == MEM_WINDOW:
-        return max(0, np.int64(st[i, CLOCK]) - window)
-    return 127
+    """:func:`threshold` of ``observer`` in game ``i`` (every flip reveals one card, so
+    the count before its latest flip is one below the clock after it; 0 before any)."""
+    before = max(0, np.int64(st[i, BASE + n + observer]) - 1)
+    return threshold(mem, window, np.int64(st[i, CLOCK]), before)
 
 
 @njit(cache=True)

@@ -69,9 +69,7 @@ from memtab_env.vector import rng as _rng_module
 from memtab_env.vector.kernels import (
     AUX_KEY,
     MEM_DECAY,
-    MEM_NONE,
     MEM_PERFECT,
-    MEM_WINDOW,
     MEMORY_KEY,
     OPP_GREEDY,
     R_AUX,
@@ -83,15 +81,16 @@ from memtab_env.vector.kernels import (
     REWARD_TURNS,
     REWARD_WIN,
     opponent_stream,
+    remember_reveal,
     reset_opponents,
     seat_learner,
     seed_slot,
+    threshold,
     win_reward,
 )
 from memtab_env.vector.rng import (
     PCG_WORDS_64,
     integers_small,
-    next_double,
     next_seed,
     seed_pcg64,
     seed_pcg64_buffered,
@@ -268,21 +267,6 @@ def reset_slot(
     new_game(st, tm, rg, i, seed, cards, card_kind, n, first, p_forget)
 
 
-@njit(cache=True)
-def _forget(st: np.ndarray, rg: np.ndarray, i: int, P: int, n: int, p_forget: float) -> None:
-    """decay:p, before a reveal: each remembered bit of each observer (taken and face-up
-    cards included) is forgotten with probability p, one double per remembered position
-    in position order (``Memory.on_action``)."""
-    k0 = HEAD + (4 + n) * P
-    for o in range(n):
-        row = k0 + P * o
-        ro = R_MEM + PCG_WORDS_64 * o
-        for q in range(P):
-            if st[i, row + q] != 0:
-                if next_double(rg, i, ro) < p_forget:
-                    st[i, row + q] = 0
-
-
 @njit(inline="always", cache=True)
 def apply_flip(
     st: np.ndarray,
@@ -334,13 +318,7 @@ def apply_flip(
             code |= GAME_OVER
         if st[i, OVER] == 0 and not code & MATCH:
             st[i, CURRENT] = (player + 1) % n
-    # memory: Memory.on_action(player, [pos])
-    if p_forget is not None:
-        if p_forget > 0.0:
-            _forget(st, rg, i, P, n, p_forget)
-        k0 = HEAD + (4 + n) * P
-        for o in range(n):
-            st[i, k0 + P * o + pos] = 1
+    remember_reveal(st, rg, i, HEAD + (4 + n) * P, pos, P, n, p_forget)
     clock = tm[i, CLOCK] + 1
     tm[i, CLOCK] = clock
     tm[i, RTIME + pos] = clock
@@ -356,18 +334,10 @@ def is_legal(st: np.ndarray, i: int, action: int, P: int) -> bool:
 
 @njit(cache=True)
 def memory_threshold(tm: np.ndarray, i: int, observer: int, mem: int, window: int) -> int:
-    """Under ``perfect``, ``none`` and ``window:k`` a face-down card is remembered exactly
-    when its latest reveal time is above this threshold (``Memory.remembered``): 0 (ever
-    revealed); one below the observer's latest action time (its own latest flip's card
-    and every later reveal; 0 before its first flip); ``max(0, clock - k)``. Under
-    ``decay`` it is above every reveal time (the known bits decide)."""
-    if mem == MEM_PERFECT:
-        return 0
-    if mem == MEM_NONE:
-        return max(0, np.int64(tm[i, LASTACT + observer]) - 1)
-    if mem == MEM_WINDOW:
-        return max(0, np.int64(tm[i, CLOCK]) - window)
-    return 2**31 - 1
+    """:func:`~memtab_env.vector.kernels.threshold` of ``observer`` in game ``i`` (one
+    reveal per flip: the count before its latest flip is one below the clock after it)."""
+    before = max(0, np.int64(tm[i, LASTACT + observer]) - 1)
+    return threshold(mem, window, np.int64(tm[i, CLOCK]), before)
 
 
 @njit(inline="always", cache=True)
