@@ -86,6 +86,19 @@ GAMES: dict[str, GameSpec] = {
 }
 
 
+def make_encoder(name_or_id: str, **options: Any) -> Any:
+    """The observation encoder of a configuration of a game: its engine built from the
+    ``options`` that the engine's constructor takes (others are ignored: env options such
+    as ``memory``), then its encoder."""
+    import inspect
+
+    spec = game_spec(name_or_id)
+    engine_cls = load(spec.engine)
+    params = inspect.signature(engine_cls).parameters
+    engine = engine_cls(**{k: v for k, v in options.items() if k in params})
+    return load(spec.encoder)(engine)
+
+
 def game_spec(name_or_id: str) -> GameSpec:
     """Look a game up by short name (``"memtab"``), Gymnasium or PettingZoo id."""
     for spec in GAMES.values():
