@@ -10,7 +10,7 @@ is reset without a seed when its episode ends, as the vector env's next episode 
 
 Every registered game with a ``vector_entry_point`` is checked under every memory model,
 with ``random`` and ``greedy`` opponents (and a mix), 1 to 4 players, a fixed and a random
-learner seat. A game registered without one fails :func:`test_every_game_is_batched`.
+learner seat, and every reward scheme. A game registered without one fails :func:`test_every_game_is_batched`.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from memtab_env.errors import InvalidOptionError
 from memtab_env.registry import GAMES
 
 MEMORIES = ("perfect", "none", "decay:0.3", "window:5")
+#: the reward scheme of each memory model's cases: every scheme is compared
+REWARDS = ("win", "score", "turns", "win")
 #: small configurations per game, so that many episodes end within the test
 GAME_OPTIONS: dict[str, dict[str, Any]] = {
     "memtab": {},
@@ -110,8 +112,9 @@ def test_batched_equals_scalar(name: str, memory: str, opponents: Any, num_playe
     spec = GAMES[name]
     if spec.vector_entry_point is None:
         pytest.skip(f"{spec.env_id} has no batched view (test_every_game_is_batched fails)")
+    reward = REWARDS[MEMORIES.index(memory) % len(REWARDS)] if memory in MEMORIES else "score"
     options = dict(GAME_OPTIONS[name], memory=memory, opponents=opponents,
-                   num_players=num_players, learner_seat=seat)
+                   num_players=num_players, learner_seat=seat, reward=reward)
     assert compare(spec.env_id, 4, 150, seed=7, **options)
 
 
