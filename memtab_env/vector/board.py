@@ -137,7 +137,7 @@ class MemoryBoardVectorEnv(BatchedVectorView):
     def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
         return (
-            eng.state, eng.rng, seeds, self._steps, self._obs, self._masks, self._redeals,
+            eng.state, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks, self._redeals,
             self._seat_mode, self._opponents, eng.game.num_kinds, eng.num_players,
             eng.first_player, *eng.board_args(), eng._p_forget, eng._mem, eng._window,
             MAX_REDEALS,
@@ -146,7 +146,7 @@ class MemoryBoardVectorEnv(BatchedVectorView):
     def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
         return (
-            eng.state, eng.rng, acts, self._steps, obs, self._masks, self._rewards,
+            eng.state, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
             self._terminated, self._truncated, self._illegal, self._final_obs,
             self._final_scores, self._final_bits, self._final_seed, self._final_seat,
             self._final_flips, self._redeals, self._seat_mode, self._opponents,

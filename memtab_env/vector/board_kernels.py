@@ -685,7 +685,7 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
 # the single-agent view
 # =====================================================================================
 @njit(cache=True)
-def play_opponents(st: np.ndarray, rg: np.ndarray, i: int, scratch: np.ndarray,
+def play_opponents(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, i: int, scratch: np.ndarray,
                    opponents: np.ndarray, P: int, n: int, land: np.ndarray, kland: np.ndarray,
                    adj: np.ndarray, nbr: np.ndarray, L: int, children: bool, max_turns: int,
                    max_len: int, p_forget: float | None, mem: int, window: int) -> None:
@@ -697,12 +697,12 @@ def play_opponents(st: np.ndarray, rg: np.ndarray, i: int, scratch: np.ndarray,
         if opponents[k] == kn.OPP_GREEDY:
             a = greedy_action(st, i, scratch, P, n, land, kland, adj, nbr, L, mem, window)
         else:
-            a = random_action(st, rg, i, scratch, P, land, kland, adj, L, kn.opponent_stream(k))
+            a = random_action(st, vg, i, scratch, P, land, kland, adj, L, kn.opponent_stream(k))
         apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
 
 
 @njit(cache=True)
-def start_episode(st: np.ndarray, rg: np.ndarray, redeals: np.ndarray, i: int,
+def start_episode(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, redeals: np.ndarray, i: int,
                   scratch: np.ndarray, seat_mode: int, opponents: np.ndarray, P: int, n: int,
                   first: int, supply0: np.ndarray, land: np.ndarray, kland: np.ndarray,
                   adj: np.ndarray, nbr: np.ndarray, L: int, children: bool, max_turns: int,
@@ -710,11 +710,11 @@ def start_episode(st: np.ndarray, rg: np.ndarray, redeals: np.ndarray, i: int,
                   max_redeals: int) -> None:
     """``SingleAgentEnv.reset`` in the fresh game of slot ``i``, as
     :func:`memtab_env.vector.kernels.start_episode`."""
-    st[i, SEAT] = kn.seat_learner(rg, i, seat_mode, n)
+    st[i, SEAT] = kn.seat_learner(vg, i, seat_mode, n)
     redeals[i] = 0
     while True:
-        kn.reset_opponents(rg, i, opponents, n)
-        play_opponents(st, rg, i, scratch, opponents, P, n, land, kland, adj, nbr, L, children,
+        kn.reset_opponents(vg, i, opponents, n)
+        play_opponents(st, rg, vg, i, scratch, opponents, P, n, land, kland, adj, nbr, L, children,
                        max_turns, max_len, p_forget, mem, window)
         if st[i, OVER] == 0:
             return
@@ -726,7 +726,8 @@ def start_episode(st: np.ndarray, rg: np.ndarray, redeals: np.ndarray, i: int,
 
 
 @njit(cache=True, nogil=True)
-def venv_reset_range(st: np.ndarray, rg: np.ndarray, seeds: np.ndarray, steps: np.ndarray,
+def venv_reset_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, seeds: np.ndarray,
+                     steps: np.ndarray,
                      obs: np.ndarray, masks: np.ndarray, redeals: np.ndarray, seat_mode: int,
                      opponents: np.ndarray, K: int, n: int, first: int, supply0: np.ndarray,
                      land: np.ndarray, kland: np.ndarray, adj: np.ndarray, nbr: np.ndarray,
@@ -737,8 +738,9 @@ def venv_reset_range(st: np.ndarray, rg: np.ndarray, seeds: np.ndarray, steps: n
     P = land.shape[0]
     for i in range(lo, hi):
         kn.seed_slot(rg, i, seeds[i])
+        kn.seed_view(vg, i, seeds[i])
         new_game(st, rg, i, seeds[i], P, n, first, supply0, p_forget)
-        start_episode(st, rg, redeals, i, masks, seat_mode, opponents, P, n, first, supply0,
+        start_episode(st, rg, vg, redeals, i, masks, seat_mode, opponents, P, n, first, supply0,
                       land, kland, adj, nbr, L, children, max_turns, max_len, p_forget, mem,
                       window, max_redeals)
         steps[i] = 0
@@ -747,7 +749,8 @@ def venv_reset_range(st: np.ndarray, rg: np.ndarray, seeds: np.ndarray, steps: n
 
 
 @njit(cache=True, nogil=True)
-def venv_step_range(st: np.ndarray, rg: np.ndarray, actions: np.ndarray, steps: np.ndarray,
+def venv_step_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, actions: np.ndarray,
+                    steps: np.ndarray,
                     obs: np.ndarray, masks: np.ndarray, rewards: np.ndarray,
                     terminated: np.ndarray, truncated: np.ndarray, illegal: np.ndarray,
                     final_obs: np.ndarray, final_scores: np.ndarray, final_bits: np.ndarray,
@@ -774,7 +777,7 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, actions: np.ndarray, steps: 
             illegal[i] = False
             before = tree(st, i, seat)
             code = apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
-            play_opponents(st, rg, i, masks, opponents, P, n, land, kland, adj, nbr, L,
+            play_opponents(st, rg, vg, i, masks, opponents, P, n, land, kland, adj, nbr, L,
                            children, max_turns, max_len, p_forget, mem, window)
             if scheme == kn.REWARD_SCORE:
                 reward = float(tree(st, i, seat) - before)
@@ -800,7 +803,7 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, actions: np.ndarray, steps: 
             final_seat[i] = seat
             final_flips[i] = st[i, CLOCK]
             next_game(st, rg, i, P, n, first, supply0, p_forget)
-            start_episode(st, rg, redeals, i, masks, seat_mode, opponents, P, n, first,
+            start_episode(st, rg, vg, redeals, i, masks, seat_mode, opponents, P, n, first,
                           supply0, land, kland, adj, nbr, L, children, max_turns, max_len,
                           p_forget, mem, window, max_redeals)
             steps[i] = 0

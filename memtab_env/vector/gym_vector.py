@@ -218,6 +218,8 @@ class BatchedVectorView(VectorEnv):
         self._final_flips = np.zeros(b, dtype=np.int64)
         self._actions = np.zeros(b, dtype=np.int64)
         self._redeals = np.zeros(b, dtype=np.int64)
+        #: the view's generators (kernels.view_width: its np_random and the opponents')
+        self._view_rng = np.zeros((b, kn.view_width(n)), dtype=np.uint64)
         self._has_reset = False
 
     # -- what a game gives -------------------------------------------------------------
@@ -420,7 +422,7 @@ class MemTabVectorEnv(BatchedVectorView):
     def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
         return (
-            eng.state, eng.rng, seeds, self._steps, self._obs, self._masks, self._redeals,
+            eng.state, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks, self._redeals,
             self._seat_mode, self._opponents, eng.num_players, eng.first_player, eng._p_forget,
             eng._mem, eng._window, MAX_REDEALS,
         )  # fmt: skip
@@ -428,7 +430,7 @@ class MemTabVectorEnv(BatchedVectorView):
     def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
         return (
-            eng.state, eng.rng, acts, self._steps, obs, self._masks, self._rewards,
+            eng.state, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
             self._terminated, self._truncated, self._illegal, self._final_obs,
             self._final_scores, self._final_bits, self._final_seed, self._final_seat,
             self._final_flips, self._redeals, self._seat_mode, self._opponents, self._max_steps,

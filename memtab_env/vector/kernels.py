@@ -33,13 +33,17 @@ Generator matrix ``rg`` (uint64, one row per game; generators as in
                       seed is its ``integers(2**63)`` (as the AEC env's ``reset()``)
     R_GAME_SEED       the game seed of the game in the slot
     R_GAMES           games started in the slot since its last explicit reset (1 = first)
-    [R_VIEW, +6)      the single-agent view's generator (``SingleAgentEnv.np_random``):
-                      default_rng(slot seed), kept across the slot's episodes; it draws
-                      the random learner seat and every opponent's reset seed
-    [R_OPP + 6k, +6)  the ``random`` opponent k seats after the learner (k = 1..n-1):
-                      default_rng(its reset seed), as ``RandomAgent.reset(seed)``
     [R_MEM, +4n)      decay memory only: observer o's forgetting stream,
                       default_rng(SeedSequence(game_seed).spawn(2)[1].spawn(n)[o])
+
+View generator matrix ``vg`` (uint64, one row per slot; the single-agent view's, apart
+from the engine's so that the engine's rows stay small)::
+
+    [0, +6)           the view's generator (``SingleAgentEnv.np_random``): default_rng(slot
+                      seed), kept across the slot's episodes; it draws the random learner
+                      seat and every opponent's reset seed
+    [6k, +6)          the ``random`` opponent k seats after the learner (k = 1..n-1):
+                      default_rng(its reset seed), as ``RandomAgent.reset(seed)``
 
 Conventions, each chosen after measuring:
 
@@ -112,11 +116,12 @@ R_AUX = 0
 R_SEEDS = R_AUX + PCG_WORDS
 R_GAME_SEED = R_SEEDS + PCG_WORDS_64
 R_GAMES = R_GAME_SEED + 1
-R_VIEW = R_GAMES + 1
-R_OPP = R_VIEW + PCG_WORDS
-#: seats of the largest game (MemTab and Pelmanism: 6); sizes the opponent streams
-MAX_SEATS = 6
-R_MEM = R_OPP + PCG_WORDS * MAX_SEATS
+R_MEM = R_GAMES + 1
+
+
+def view_width(num_players: int) -> int:
+    """Columns of the view generator matrix: the view's generator and one per opponent."""
+    return PCG_WORDS * num_players
 
 
 def rng_width(num_players: int, decay: bool) -> int:
@@ -260,10 +265,9 @@ def next_game(
 
 @njit(cache=True)
 def seed_slot(rg: np.ndarray, i: int, seed: np.uint64) -> None:
-    """The slot's streams of an explicit reset with ``seed`` (every game's engine): the
-    seed stream (the AEC env's) and the view's generator, both ``default_rng(seed)``."""
+    """The slot's seed stream (the AEC env's, ``default_rng(seed)``) at an explicit reset
+    with ``seed`` (every game's engine)."""
     seed_pcg64(rg, i, R_SEEDS, seed, 0, 0, 0)
-    seed_pcg64_buffered(rg, i, R_VIEW, seed, 0, 0, 0)
     rg[i, R_GAMES] = np.uint64(1)
 
 
@@ -685,33 +689,40 @@ def greedy_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
 # =====================================================================================
 @njit(cache=True)
 def opponent_stream(k: int) -> int:
-    """Column of the ``random`` opponent ``k`` seats after the learner (its generator)."""
-    return R_OPP + PCG_WORDS * k
+    """Column of the ``random`` opponent ``k`` seats after the learner in ``vg``."""
+    return PCG_WORDS * k
 
 
 @njit(cache=True)
-def seat_learner(rg: np.ndarray, i: int, seat_mode: int, n: int) -> int:
+def seed_view(vg: np.ndarray, i: int, seed: np.uint64) -> None:
+    """The view's generator of slot ``i`` at an explicit reset: ``default_rng(seed)``."""
+    seed_pcg64_buffered(vg, i, 0, seed, 0, 0, 0)
+
+
+@njit(cache=True)
+def seat_learner(vg: np.ndarray, i: int, seat_mode: int, n: int) -> int:
     """The learner's seat of a new episode: ``seat_mode``, or for -1 the view's
     ``np_random.integers(n)`` (``SingleAgentEnv.reset``)."""
-    return seat_mode if seat_mode >= 0 else integers_small(rg, i, R_VIEW, n)
+    return seat_mode if seat_mode >= 0 else integers_small(vg, i, 0, n)
 
 
 @njit(cache=True)
-def reset_opponents(rg: np.ndarray, i: int, opponents: np.ndarray, n: int) -> None:
+def reset_opponents(vg: np.ndarray, i: int, opponents: np.ndarray, n: int) -> None:
     """``SingleAgentEnv._reset_opponents`` before every deal: each opponent, in seat order
     after the learner, gets ``reset(seed=np_random.integers(2**31))``; a ``random`` one
     then draws from ``default_rng(seed)`` (``RandomAgent.reset``). Greedy memories are
     cleared with the game (:func:`clear_game`)."""
     for k in range(1, n):
-        seed = integers_small(rg, i, R_VIEW, 2**31)
+        seed = integers_small(vg, i, 0, 2**31)
         if opponents[k] != OPP_GREEDY:
-            seed_pcg64_buffered(rg, i, opponent_stream(k), np.uint64(seed), 0, 0, 0)
+            seed_pcg64_buffered(vg, i, opponent_stream(k), np.uint64(seed), 0, 0, 0)
 
 
 @njit(cache=True)
 def play_opponents(
     st: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     i: int,
     opponents: np.ndarray,
     n: int,
@@ -727,7 +738,7 @@ def play_opponents(
         if opponents[k] == OPP_GREEDY:
             a = greedy_action(st, i, n, mem, window)
         else:
-            a = random_action(st, rg, i, opponent_stream(k))
+            a = random_action(st, vg, i, opponent_stream(k))
         apply_flip(st, rg, i, a, n, p_forget)
 
 
@@ -735,6 +746,7 @@ def play_opponents(
 def start_episode(
     st: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     redeals: np.ndarray,
     i: int,
     seat_mode: int,
@@ -752,11 +764,11 @@ def start_episode(
     opponents reset again; ``redeals[i]`` counts those deals. After ``max_redeals`` it
     stops with ``redeals[i] = max_redeals + 1``, which the vector env reports as the
     scalar view's error."""
-    st[i, SEAT] = seat_learner(rg, i, seat_mode, n)
+    st[i, SEAT] = seat_learner(vg, i, seat_mode, n)
     redeals[i] = 0
     while True:
-        reset_opponents(rg, i, opponents, n)
-        play_opponents(st, rg, i, opponents, n, p_forget, mem, window)
+        reset_opponents(vg, i, opponents, n)
+        play_opponents(st, rg, vg, i, opponents, n, p_forget, mem, window)
         if st[i, OVER] == 0:
             return
         if redeals[i] == max_redeals:
@@ -780,6 +792,7 @@ def learner_view(
 def venv_reset_range(
     st: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     seeds: np.ndarray,
     steps: np.ndarray,
     obs: np.ndarray,
@@ -799,7 +812,8 @@ def venv_reset_range(
     """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
     for i in range(lo, hi):
         reset_slot(st, rg, i, seeds[i], n, first, p_forget)
-        start_episode(st, rg, redeals, i, seat_mode, opponents, n, first, p_forget, mem, window,
+        seed_view(vg, i, seeds[i])
+        start_episode(st, rg, vg, redeals, i, seat_mode, opponents, n, first, p_forget, mem, window,
                       max_redeals)
         steps[i] = 0
         learner_view(st, i, obs, masks, n, mem, window)
@@ -818,6 +832,7 @@ def venv_first_illegal(st: np.ndarray, actions: np.ndarray) -> int:
 def venv_step_range(
     st: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     actions: np.ndarray,
     steps: np.ndarray,
     obs: np.ndarray,
@@ -867,7 +882,7 @@ def venv_step_range(
             illegal[i] = False
             before = np.int64(st[i, BASE + seat])
             code = apply_flip(st, rg, i, a, n, p_forget)
-            play_opponents(st, rg, i, opponents, n, p_forget, mem, window)
+            play_opponents(st, rg, vg, i, opponents, n, p_forget, mem, window)
             if scheme == REWARD_SCORE:
                 reward = float(np.int64(st[i, BASE + seat]) - before)
             elif scheme == REWARD_TURNS and code & mk.TURN_OVER:
@@ -893,7 +908,7 @@ def venv_step_range(
             final_seat[i] = seat
             final_flips[i] = st[i, CLOCK]
             next_game(st, rg, i, n, first, p_forget)
-            start_episode(st, rg, redeals, i, seat_mode, opponents, n, first, p_forget, mem,
+            start_episode(st, rg, vg, redeals, i, seat_mode, opponents, n, first, p_forget, mem,
                           window, max_redeals)
             steps[i] = 0
         learner_view(st, i, obs, masks, n, mem, window)

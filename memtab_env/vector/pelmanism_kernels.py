@@ -85,6 +85,7 @@ from memtab_env.vector.kernels import (
     reset_opponents,
     seat_learner,
     seed_slot,
+    seed_view,
     threshold,
     win_reward,
 )
@@ -745,6 +746,7 @@ def play_opponents(
     st: np.ndarray,
     tm: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     i: int,
     opponents: np.ndarray,
     P: int,
@@ -764,7 +766,7 @@ def play_opponents(
         if opponents[k] == OPP_GREEDY:
             a = greedy_action(st, tm, i, P, n, mem, window)
         else:
-            a = random_action(st, rg, i, P, opponent_stream(k))
+            a = random_action(st, vg, i, P, opponent_stream(k))
         apply_flip(st, tm, rg, i, a, P, n, p_forget, max_turns)
         if st[i, OVER] == 0 and tm[i, CLOCK] >= max_flips:
             st[i, OVER] = OVER_TRUNCATED
@@ -775,6 +777,7 @@ def start_episode(
     st: np.ndarray,
     tm: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     redeals: np.ndarray,
     i: int,
     seat_mode: int,
@@ -794,11 +797,12 @@ def start_episode(
     :func:`memtab_env.vector.kernels.start_episode` (seat, opponents' resets, redeals
     counted in ``redeals[i]``, ``max_redeals + 1`` when it gave up)."""
     P = cards.shape[0]
-    st[i, SEAT] = seat_learner(rg, i, seat_mode, n)
+    st[i, SEAT] = seat_learner(vg, i, seat_mode, n)
     redeals[i] = 0
     while True:
-        reset_opponents(rg, i, opponents, n)
-        play_opponents(st, tm, rg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips)
+        reset_opponents(vg, i, opponents, n)
+        play_opponents(st, tm, rg, vg, i, opponents, P, n, p_forget, mem, window, max_turns,
+                       max_flips)
         if st[i, OVER] == 0:
             return
         if redeals[i] == max_redeals:
@@ -833,6 +837,7 @@ def venv_reset_range(
     st: np.ndarray,
     tm: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     seeds: np.ndarray,
     steps: np.ndarray,
     obs: np.ndarray,
@@ -858,8 +863,9 @@ def venv_reset_range(
     P = cards.shape[0]
     for i in range(lo, hi):
         reset_slot(st, tm, rg, i, seeds[i], cards, card_kind, n, first, p_forget)
+        seed_view(vg, i, seeds[i])
         start_episode(
-            st, tm, rg, redeals, i, seat_mode, opponents, cards, card_kind, n, first, p_forget,
+            st, tm, rg, vg, redeals, i, seat_mode, opponents, cards, card_kind, n, first, p_forget,
             mem, window, max_turns, max_flips, max_redeals,
         )  # fmt: skip
         steps[i] = 0
@@ -871,6 +877,7 @@ def venv_step_range(
     st: np.ndarray,
     tm: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     actions: np.ndarray,
     steps: np.ndarray,
     obs: np.ndarray,
@@ -928,7 +935,7 @@ def venv_step_range(
             if st[i, OVER] == 0 and tm[i, CLOCK] >= max_flips:
                 st[i, OVER] = OVER_TRUNCATED
             play_opponents(
-                st, tm, rg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips
+                st, tm, rg, vg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips
             )
             if scheme == REWARD_SCORE:
                 reward = float(code & MATCH)
@@ -956,7 +963,7 @@ def venv_step_range(
             final_flips[i] = tm[i, CLOCK]
             next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
             start_episode(
-                st, tm, rg, redeals, i, seat_mode, opponents, cards, card_kind, n, first,
+                st, tm, rg, vg, redeals, i, seat_mode, opponents, cards, card_kind, n, first,
                 p_forget, mem, window, max_turns, max_flips, max_redeals,
             )  # fmt: skip
             steps[i] = 0
