@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch as th
-from memtab_env.agents.set_policy import _SetPolicyMixin
+from memtab_env.agents.set_policy import _encoder, _SetPolicyMixin
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 from stable_baselines3.common.distributions import Distribution
 from torch import nn
@@ -33,24 +33,9 @@ MASKED_LOGIT = -1e8
 
 def legal_status(game: str, **options: Any) -> list[int]:
     """``[first index of the status block, positions, status width, face-down column]`` of
-    ``game``'s flat observation (the options give the deck and the number of players)."""
-    if game == "memtab":
-        from memtab_env.games.memtab import NUM_POSITIONS, MemTab
-        from memtab_env.observations.memtab import MemTabEncoder
-
-        enc: Any = MemTabEncoder(MemTab(num_players=int(options.get("num_players", 2))))
-        p = NUM_POSITIONS
-    elif game == "pelmanism":
-        from memtab_env.games.pelmanism import Pelmanism
-        from memtab_env.observations.pelmanism import PelmanismEncoder
-
-        g = Pelmanism(options.get("deck", "standard"), int(options.get("num_players", 2)))
-        enc, p = PelmanismEncoder(g), g.num_positions
-    else:
-        raise ValueError(f"no observation mask for game {game!r}: MemTab and Pelmanism only "
-                         "(the board game's placements are not visible as one status column)")
-    lo, hi = enc.offsets["status"]
-    return [int(lo), int(p), int((hi - lo) // p), 0]
+    ``game``'s flat observation (the options give the deck and the number of players):
+    the game's encoder's ``legal_status()``."""
+    return _encoder(game, "no observation mask", **options).legal_status()
 
 
 class ObsMaskedLstmPolicy(RecurrentActorCriticPolicy):

@@ -51,7 +51,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
-from memtab_env.games.memtab import NUM_KINDS, NUM_POSITIONS, MemTab
+from memtab_env.games.memtab import MemTab
 from memtab_env.observations.memtab import MemTabEncoder
 
 #: scale applied to the score fields (-35..35) so that every input is of order one
@@ -68,53 +68,22 @@ def num_players_from_size(size: int) -> int:
 
 
 def token_layout(game: str, **options: Any) -> dict[str, Any]:
-    """Where the fields of a flat observation lie, for :class:`MemTabSetNet`.
-
-    ``game`` is ``"memtab"`` (options: ``num_players``) or ``"pelmanism"`` (options:
-    ``deck``, ``num_players``). The layout is plain data (ints, lists), so it is saved in
-    the model's zip with the policy's constructor arguments.
+    """Where the fields of a flat observation lie, for :class:`MemTabSetNet`: the game's
+    encoder's ``token_layout()`` for the options (``num_players``, ``deck``, ``board``,
+    ...). The layout is plain data (ints, lists), so it is saved in the model's zip with
+    the policy's constructor arguments.
     """
-    if game == "memtab":
-        enc = MemTabEncoder(MemTab(num_players=int(options.get("num_players", 2))))
-        return {"game": "memtab", "size": enc.size, "positions": NUM_POSITIONS, "kinds": NUM_KINDS,
-                "status": list(enc.offsets["status"]), "card": list(enc.offsets["card"]),
-                "tableaux": list(enc.offsets["tableaux"]), "num_players": enc.game.num_players,
-                "global_start": enc.offsets["tableaux"][0], "scores": list(enc.offsets["scores"])}
-    if game == "pelmanism":
-        from memtab_env.games.pelmanism import Pelmanism
-        from memtab_env.observations.pelmanism import PelmanismEncoder
+    return _encoder(game, "no set layout", **options).token_layout()
 
-        g = Pelmanism(options.get("deck", "standard"), int(options.get("num_players", 2)))
-        enc = PelmanismEncoder(g)
-        return {"game": "pelmanism", "size": enc.size, "positions": g.num_positions,
-                "kinds": g.num_kinds, "status": list(enc.offsets["status"]),
-                "card": list(enc.offsets["card"]), "tableaux": None, "num_players": g.num_players,
-                "global_start": enc.offsets["card"][1], "scores": list(enc.offsets["pairs"])}
-    if game == "memory_board":
-        from memtab_env.games.memory_board import MemoryBoard
-        from memtab_env.observations.memory_board import MemoryBoardEncoder
 
-        g = MemoryBoard(num_players=int(options.get("num_players", 2)), board=options.get("board"),
-                        variant=options.get("variant", "standard"))
-        enc = MemoryBoardEncoder(g)
-        o = {k: list(v) for k, v in enc.offsets.items()}
-        rest = [o[k] for k in ("taken", "collected", "trees", "supply", "phase", "stage",
-                               "final_done", "turn")]
-        return {"game": "memory_board", "size": enc.size, "positions": g.board.num_spaces,
-                "kinds": g.board.num_kinds, "status": o["status"], "card": o["picture"],
-                "tableaux": None, "num_players": g.num_players, "global_start": None,
-                "scores": None, "globals": rest,
-                "scaled": [o["collected"], o["trees"], o["supply"]],
-                # per space: its landscape, whether placed in the current return, and how
-                # many cards of its landscape each seat holds (landscape @ collected)
-                "extra_tokens": [o["landscape"], o["returning"]],
-                "held": {"token": o["landscape"], "table": o["collected"]},
-                "adjacency": [list(nb) for nb in g.board.neighbours],
-                # actions: flip space p, place on space p (one logit each per space), end
-                # the return, pass (two logits from the pooled state)
-                "token_logits": 2, "global_logits": 2}
-    raise ValueError(f"no set layout for game {game!r}; the set network plays 'memtab', "
-                     "'pelmanism' and 'memory_board'")
+def _encoder(game: str, what: str, **options: Any) -> Any:
+    """The encoder of ``game`` with ``options``; an unknown game is a ValueError saying
+    ``what`` it has no answer for."""
+    from memtab_env.registry import GAMES, make_encoder
+
+    if not any(game in (s.name, s.env_id) for s in GAMES.values()):
+        raise ValueError(f"{what} for game {game!r}; the games are {sorted(GAMES)}")
+    return make_encoder(game, **options)
 
 
 class MemTabSetNet(nn.Module):

@@ -31,6 +31,10 @@ What is timed, all under uniformly random legal play:
   SB3 adapter ``MemTabSB3VecEnv`` vs ``SubprocVecEnv`` of scalar ``MemTab-v0`` envs
   (``random`` opponents); same number of envs, hyperparameters, seed and torch threads
   (``--sb3-envs``, ``--sb3-steps``, ``--torch-threads``).
+- Memory: The Board Game (``--games memory_board``): ``MemoryBoardVectorEnv`` (B = 64,
+  1024, 8192) against the scalar ``memory_board_v0.env()`` and
+  ``gymnasium.make("MemoryBoard-v0")``; target: the batched view >= 50x the scalar view in
+  flips per second.
 - Pelmanism (a table of its own; ``--games pelmanism`` runs only it): the batched engine
   ``BatchedPelmanism`` (standard deck, two players, perfect memory; B = 1, 64, 1024,
   8192; masks, and masks + obs, timed as the MemTab engine), ``PelmanismVectorEnv``
@@ -153,10 +157,12 @@ def _random_legal(masks: np.ndarray, noise: np.ndarray) -> np.ndarray:
 
 
 def _vector_env(game: str, num_envs: int) -> Any:
-    from memtab_env.vector import MemTabVectorEnv, PelmanismVectorEnv
+    import gymnasium
 
-    cls = PelmanismVectorEnv if game == "pelmanism" else MemTabVectorEnv
-    return cls(num_envs, opponents="random")
+    from memtab_env.registry import game_spec
+
+    return gymnasium.make_vec(game_spec(game).env_id, num_envs=num_envs, opponents="random",
+                              vectorization_mode="vector_entry_point").unwrapped
 
 
 def vector_env_run(num_envs: int, game: str = "memtab") -> Callable:
@@ -188,9 +194,9 @@ def _clock(engine: Any, game: str) -> np.ndarray:
     """View of the engine's per-game flip counter (the flips of the game so far)."""
     if game == "pelmanism":
         return engine.flips
-    from memtab_env.vector import kernels
+    from memtab_env.vector import board_kernels, kernels
 
-    return engine.state[:, kernels.CLOCK]
+    return engine.state[:, (board_kernels if game == "memory_board" else kernels).CLOCK]
 
 
 def vector_env_memory(num_envs: int, game: str = "memtab") -> int:
@@ -255,7 +261,8 @@ def aec_memory(make: Callable[[], Any], random_play: bool = False) -> int:
 
 
 def gym_run(env_id: str = "MemTab-v0") -> Callable:
-    """All flips (learner and opponents) per second through ``gymnasium.make``."""
+    """All flips (learner and opponents; the board game's other actions not counted) per
+    second through ``gymnasium.make``."""
     import gymnasium
 
     import memtab_env  # noqa: F401
@@ -274,7 +281,7 @@ def gym_run(env_id: str = "MemTab-v0") -> Callable:
                 legal = np.flatnonzero(info["action_mask"])
                 _, _, term, trunc, info = env.step(int(legal[int(rng.random() * len(legal))]))
                 done = term or trunc
-            flips += len(env.unwrapped.aec._transitions)
+            flips += sum(1 for t in env.unwrapped.aec._transitions if t.revealed)
             elapsed = time.perf_counter() - start
             if elapsed > seconds:
                 return flips, elapsed
@@ -383,6 +390,41 @@ def pelmanism_table(seconds: float, repeats: int) -> None:
         print(f"{name:<46}{rate:>13,.0f}{ref / rate:>11.1f}x{rate / aec:>9.1f}x{per_cpu:>13,.0f}"
               f"{mem_s:>13}")  # fmt: skip
     print(f"(engine/row: {ref_name} over the row; row/AEC: the row over {aec_name}; flips/s)")
+
+
+# --------------------------------------------------------------------------------------
+# Memory: The Board Game
+# --------------------------------------------------------------------------------------
+TARGET_BOARD = 50.0
+
+
+def board_table(seconds: float, repeats: int) -> None:
+    """The batched board game's vector env next to the scalar board envs (default board,
+    two players, perfect memory, ``random`` opponents, random legal actions); flips are
+    counted (returns and passes are actions, not flips)."""
+    from memtab_env import memory_board_v0
+
+    rows: list[tuple[str, float, float, int | None]] = []
+    for b in (64, 1024, 8192):
+        rows.append((f"MemoryBoardVectorEnv B={b} (all flips)",
+                     *timed(vector_env_run(b, "memory_board"), seconds, repeats),
+                     vector_env_memory(b, "memory_board")))  # fmt: skip
+    rows.append(("memory_board_v0.env() (AEC, all actions)",
+                 *timed(aec_run(memory_board_v0.env), seconds, repeats),
+                 aec_memory(memory_board_v0.env, random_play=True)))  # fmt: skip
+    rows.append(("MemoryBoard-v0 gymnasium (all flips)",
+                 *timed(gym_run("MemoryBoard-v0"), seconds, repeats),
+                 gym_memory("MemoryBoard-v0", random_play=True)))  # fmt: skip
+    view = rows[-1][1]
+    best = max(rate for name, rate, _, _ in rows if "VectorEnv" in name)
+    print("\nMemory: The Board Game (default board, 2 players, perfect memory, random play)")
+    print(f"{'env':<46}{'flips/s':>13}{'row/view':>10}{'flips/CPU-s':>13}{'peak B/game':>13}")
+    for name, rate, per_cpu, mem in rows:
+        mem_s = f"{mem:,}" if mem is not None else ""
+        print(f"{name:<46}{rate:>13,.0f}{rate / view:>9.1f}x{per_cpu:>13,.0f}{mem_s:>13}")
+    print("(row/view: the row over MemoryBoard-v0 gymnasium, in flips/s)")
+    print(f"target: best batched view / scalar view {best / view:6.1f}x  (>= {TARGET_BOARD:g})  "
+          f"{'met' if best / view >= TARGET_BOARD else 'NOT met'}")
 
 
 # --------------------------------------------------------------------------------------
@@ -511,16 +553,16 @@ def main(argv: list[str] | None = None) -> None:
     )  # fmt: skip
     ap.add_argument("--skip-sb3", action="store_true", help="leave out the training part")
     ap.add_argument(
-        "--games", default="memtab,pelmanism",
+        "--games", default="memtab,pelmanism,memory_board",
         help="comma-separated tables to run: memtab (with the peers and the training part), "
-        "pelmanism",
+        "pelmanism, memory_board",
     )  # fmt: skip
     args = ap.parse_args(argv)
     s, r = args.seconds, args.repeats
     games = {g.strip() for g in args.games.split(",") if g.strip()}
-    unknown = sorted(games - {"memtab", "pelmanism"})
+    unknown = sorted(games - {"memtab", "pelmanism", "memory_board"})
     if unknown or not games:
-        ap.error(f"--games: unknown table(s) {unknown}; allowed: memtab, pelmanism")
+        ap.error(f"--games: unknown table(s) {unknown}; allowed: memtab, pelmanism, memory_board")
 
     from memtab_env.vector.engine import available_cores
 
@@ -532,6 +574,8 @@ def main(argv: list[str] | None = None) -> None:
         memtab_table(s, r)
     if "pelmanism" in games:
         pelmanism_table(s, r)
+    if "memory_board" in games:
+        board_table(s, r)
     if "memtab" in games and not args.skip_sb3:
         import torch
 

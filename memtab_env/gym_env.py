@@ -68,6 +68,17 @@ MAX_REDEALS = 100
 NOTE_ROWS = 6
 
 
+def too_many_redeals(learner_seat: int) -> str:
+    """The error of a reset that gave up after ``MAX_REDEALS`` redeals (scalar and
+    batched views)."""
+    return (
+        f"the opponents ended {MAX_REDEALS} deals in a row before the learner's first "
+        f"action (learner seat {learner_seat}); with these options the learner "
+        "may never play (e.g. a one-kind Pelmanism deck, or a turn limit reached "
+        "before its seat): use learner_seat=0 or other options"
+    )
+
+
 class SingleAgentEnv(gym.Env):
     """Single-agent view of a memory game.
 
@@ -300,12 +311,7 @@ class SingleAgentEnv(gym.Env):
             if options:
                 raise InvalidOptionError("the given layout ends before the learner's first action")
             if redeals == MAX_REDEALS:
-                raise InvalidOptionError(
-                    f"the opponents ended {MAX_REDEALS} deals in a row before the learner's first "
-                    f"action (learner seat {self.learner_seat}); with these options the learner "
-                    "may never play (e.g. a one-kind Pelmanism deck, or a turn limit reached "
-                    "before its seat): use learner_seat=0 or other options"
-                )
+                raise InvalidOptionError(too_many_redeals(self.learner_seat))
             redeals += 1
             self._reset_opponents()  # a new game for them too: nothing carried over
             if self._notes is not None:

@@ -70,6 +70,7 @@ GAMES: dict[str, GameSpec] = {
         renderer="memtab_env.render_memory_board:MemoryBoardRenderer",
         aec_module="memtab_env.memory_board_v0",
         max_episode_steps=2500,
+        vector_entry_point="memtab_env.vector.board:MemoryBoardVectorEnv",
     ),
     "pelmanism": GameSpec(
         name="pelmanism",
@@ -83,6 +84,19 @@ GAMES: dict[str, GameSpec] = {
         vector_entry_point="memtab_env.vector.pelmanism_gym:PelmanismVectorEnv",
     ),
 }
+
+
+def make_encoder(name_or_id: str, **options: Any) -> Any:
+    """The observation encoder of a configuration of a game: its engine built from the
+    ``options`` that the engine's constructor takes (others are ignored: env options such
+    as ``memory``), then its encoder."""
+    import inspect
+
+    spec = game_spec(name_or_id)
+    engine_cls = load(spec.engine)
+    params = inspect.signature(engine_cls).parameters
+    engine = engine_cls(**{k: v for k, v in options.items() if k in params})
+    return load(spec.encoder)(engine)
 
 
 def game_spec(name_or_id: str) -> GameSpec:

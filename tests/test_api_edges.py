@@ -88,8 +88,6 @@ def test_gym_view_refuses_non_integer_seeds(env_id, seed):
 def test_nan_or_infinite_penalties_are_refused(env_id, vector, penalty):
     with pytest.raises(InvalidOptionError, match="illegal_penalty"):
         if vector:
-            if env_id == "MemoryBoard-v0":
-                pytest.skip("no vector env for the board game")
             gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point",
                          illegal_penalty=penalty)
         else:

@@ -42,6 +42,8 @@ def gym_vector_envs():
 
     yield "MemTabVectorEnv", MemTabVectorEnv(num_envs=4, opponents="greedy", learner_seat="random")
     yield "PelmanismVectorEnv", PelmanismVectorEnv(num_envs=4, opponents="random", deck="pairs:3")
+    yield "MemoryBoardVectorEnv", gym.make_vec("MemoryBoard-v0", num_envs=4, max_turns=15,
+                                               vectorization_mode="vector_entry_point")
     yield "make_vec entry point", gym.make_vec("MemTab-v0", num_envs=3,
                                                vectorization_mode="vector_entry_point")
     yield "make_vec sync (next-step reset)", gym.make_vec(

@@ -547,7 +547,7 @@ def test_layout_constants_match_the_scalar_code(num_players: int) -> None:
     assert kn.observation_size(num_players) == MemTabEncoder(game).size
     assert kn.ROW == game.new_game(np.random.default_rng(0)).data.size
     eng = BatchedMemTab(2, num_players=num_players, memory="decay:0.5")
-    assert eng.state.shape[1] == kn.state_width(num_players, True) > kn.ROW
+    assert eng.state.shape[1] == kn.state_width(num_players, kn.MEM_DECAY) > kn.ROW
     assert eng.rng.shape[1] == kn.rng_width(num_players, True)
     eng.reset(seed=[3, 4])
     fresh = game.new_game(np.random.default_rng(3))

@@ -3,9 +3,8 @@
 With ``greedy`` opponents and a fixed learner seat every episode of the vector env is the
 scalar ``gymnasium.make("MemTab-v0")`` episode with the same seed, flip for flip: same
 observations, masks, rewards, terminations, truncations (``TimeLimit``), illegal-action
-penalties and final observations, across auto-resets. (Under ``perfect`` and ``none``:
-the vector env's opponents always play with perfect memory, the scalar view's greedy
-agents with what the memory model shows them, which is the same under those two models.)
+penalties and final observations, across auto-resets. (Every memory model, opponent and
+seat: ``tests/test_batched_equals_scalar.py``.)
 """
 
 from __future__ import annotations

@@ -71,3 +71,25 @@ def test_maskable_ppo_trains_on_it() -> None:
         obs, _, _, infos = venv.step(actions)
         illegal += sum("illegal_action" in info for info in infos)
     assert illegal == 0
+
+
+def test_board_game_adapter_and_maskable_ppo() -> None:
+    """The board game's adapter: (B, 2 P + 2) masks, and MaskablePPO never sends an
+    illegal action through it."""
+    from memtab_env.vector.sb3 import MemoryBoardSB3VecEnv
+
+    venv = VecMonitor(MemoryBoardSB3VecEnv(num_envs=4, seed=2, opponents="greedy", max_turns=20))
+    obs = venv.reset()
+    assert obs.shape == (4, 2458) and get_action_masks(venv).shape == (4, 122)
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu",
+        policy_kwargs={"net_arch": [16]},
+    )  # fmt: skip
+    model.learn(total_timesteps=256)
+    assert len(model.ep_info_buffer) > 0
+    illegal = 0
+    for _ in range(20):
+        actions, _ = model.predict(obs, action_masks=get_action_masks(venv))
+        obs, _, _, infos = venv.step(actions)
+        illegal += sum("illegal_action" in info for info in infos)
+    assert illegal == 0

@@ -8,7 +8,12 @@ game has one encoder class with:
   (a test checks that they agree);
 - ``size``, ``low``, ``high``: the flat vector's length and bounds (int8);
 - ``encode(state, observer, remembered)``: a fresh int8 array;
-- ``views(obs)``: named views (reshaped slices) of a flat vector, for people and tests.
+- ``views(obs)``: named views (reshaped slices) of a flat vector, for people and tests;
+- ``token_layout()``: where the fields lie, as plain data, for the set network
+  (:mod:`memtab_env.agents.set_policy`); ``legal_status()``: the status block that shows
+  the face-down (flippable) positions, for the observation-masked recurrent policies
+  (:mod:`memtab_env.agents.recurrent_policy`). What those policies ask of a game comes
+  from its encoder, never from a branch on the game's name.
 """
 
 from __future__ import annotations
@@ -38,6 +43,22 @@ class Encoder:
     """Shared machinery: offsets, bounds and named views from ``self.fields``."""
 
     fields: list[Field]
+    #: why :meth:`legal_status` has no answer for this game (None: it has one)
+    no_legal_status: str | None = None
+
+    def legal_status(self) -> list[int]:
+        """``[first index of the status block, positions, status width, face-down
+        column]``: the flips legal on an observation are the positions whose status is
+        face down, where the action id of a flip is its position."""
+        if self.no_legal_status is not None:
+            raise ValueError(self.no_legal_status)
+        lo, hi = self.offsets["status"]
+        p = self.fields[0].shape[0]
+        return [int(lo), int(p), int((hi - lo) // p), 0]
+
+    def token_layout(self) -> dict[str, Any]:
+        """Where the fields lie, as plain data (the set network's ``layout``)."""
+        raise NotImplementedError
 
     def _finish(self) -> None:
         self.offsets: dict[str, tuple[int, int]] = {}

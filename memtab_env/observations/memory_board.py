@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from memtab_env.boards import MAX_RETURN
@@ -57,6 +59,30 @@ class MemoryBoardEncoder(Encoder):
     K = 30, L = 5) and two players. ``phase`` and ``turn`` are all zeros once the game is
     over. Picture ids and card codes: :mod:`memtab_env.boards`.
     """
+
+    no_legal_status = ("no observation mask for game 'memory_board': MemTab and Pelmanism "
+                       "only (the board game's placements are not visible as one status "
+                       "column)")
+
+    def token_layout(self) -> dict[str, Any]:
+        """The set network's layout of this observation (plain data)."""
+        g = self.game
+        o = {k: list(v) for k, v in self.offsets.items()}
+        rest = [o[k] for k in ("taken", "collected", "trees", "supply", "phase", "stage",
+                               "final_done", "turn")]
+        return {"game": "memory_board", "size": self.size, "positions": g.board.num_spaces,
+                "kinds": g.board.num_kinds, "status": o["status"], "card": o["picture"],
+                "tableaux": None, "num_players": g.num_players, "global_start": None,
+                "scores": None, "globals": rest,
+                "scaled": [o["collected"], o["trees"], o["supply"]],
+                # per space: its landscape, whether placed in the current return, and how
+                # many cards of its landscape each seat holds (landscape @ collected)
+                "extra_tokens": [o["landscape"], o["returning"]],
+                "held": {"token": o["landscape"], "table": o["collected"]},
+                "adjacency": [list(nb) for nb in g.board.neighbours],
+                # actions: flip space p, place on space p (one logit each per space), end
+                # the return, pass (two logits from the pooled state)
+                "token_logits": 2, "global_logits": 2}
 
     def __init__(self, game: MemoryBoard) -> None:
         n = game.num_players

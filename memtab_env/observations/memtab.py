@@ -42,6 +42,14 @@ class MemTabEncoder(Encoder):
     #: instance (a class attribute: encoders pickle as plain data)
     _kernel: ClassVar[Any] = None
 
+    def token_layout(self) -> dict[str, Any]:
+        """The set network's layout of this observation (plain data)."""
+        o = self.offsets
+        return {"game": "memtab", "size": self.size, "positions": NUM_POSITIONS,
+                "kinds": NUM_KINDS, "status": list(o["status"]), "card": list(o["card"]),
+                "tableaux": list(o["tableaux"]), "num_players": self.game.num_players,
+                "global_start": o["tableaux"][0], "scores": list(o["scores"])}
+
     def __init__(self, game: MemTab) -> None:
         if MemTabEncoder._kernel is None:
             MemTabEncoder._kernel = K.direct("observe")

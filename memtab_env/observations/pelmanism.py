@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from memtab_env.games.pelmanism import FLIPS_PER_TURN, GONE, UP, Pelmanism, PelmanismState
@@ -40,6 +42,14 @@ class PelmanismEncoder(Encoder):
     engine's kind ids (:mod:`memtab_env.games.pelmanism`): ranks ``A..K`` = 0..12 for the
     standard deck; suits are not shown because they never matter for matching.
     """
+
+    def token_layout(self) -> dict[str, Any]:
+        """The set network's layout of this observation (plain data)."""
+        g, o = self.game, self.offsets
+        return {"game": "pelmanism", "size": self.size, "positions": g.num_positions,
+                "kinds": g.num_kinds, "status": list(o["status"]), "card": list(o["card"]),
+                "tableaux": None, "num_players": g.num_players, "global_start": o["card"][1],
+                "scores": list(o["pairs"])}
 
     def __init__(self, game: Pelmanism) -> None:
         n = game.num_players

@@ -43,6 +43,14 @@ BATCHED_OPPONENTS = ("random", "greedy")
 BATCHED_GAMES = {"memtab": "MemTabSB3VecEnv", "pelmanism": "PelmanismSB3VecEnv"}
 
 
+def _no_legal_status(game: str) -> bool:
+    """Whether ``game``'s observation cannot mask the recurrent policy's flips (its
+    encoder says so)."""
+    from memtab_env.registry import game_spec, load
+
+    return load(game_spec(game).encoder).no_legal_status is not None
+
+
 class ConfigError(MemTabError, ValueError):
     """A config file, override or run file (``latest.json``, the manifest) that does not
     fit; the message names the file, the line and the field."""
@@ -271,7 +279,7 @@ class Config:
         choice("vec_env", VEC_ENVS)
         choice("activation", ACTIVATIONS)
         choice("lr_schedule", LR_SCHEDULES)
-        if self.algo == "recurrent_ppo" and self.obs_mask and self.game not in ("memtab", "pelmanism"):
+        if self.algo == "recurrent_ppo" and self.obs_mask and _no_legal_status(self.game):
             raise ConfigError(f"obs_mask works on MemTab-v0 and Pelmanism-v0, not {self.env_id}: "
                               "set obs_mask: false (illegal actions are then penalised)")
         if self.slot_memory < 0:

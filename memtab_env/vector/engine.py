@@ -18,8 +18,10 @@ slot then plays exactly the games of the PettingZoo env ``memtab_v0.raw_env`` af
 - under ``decay:p`` its forgetting streams are those of
   ``Memory.reset(np.random.SeedSequence(g).spawn(2)[1])``, so forgetting is identical too;
 - the random choices that are not the scalar env's (the ``random`` policy of
-  :meth:`random_actions`, and the opponents and random learner seats of the vector env)
-  come from ``np.random.default_rng(np.random.SeedSequence(g).spawn(2)[0])``.
+  :meth:`random_actions`) come from
+  ``np.random.default_rng(np.random.SeedSequence(g).spawn(2)[0])``; the vector env's
+  learner seats and opponents draw as the scalar Gymnasium view does
+  (:mod:`memtab_env.vector.gym_vector`).
 
 NumPy's ``SeedSequence`` and ``PCG64`` are re-expressed bit for bit inside the kernels
 (:mod:`memtab_env.vector.rng`), so nothing is drawn in Python per game, and any game of the
@@ -286,7 +288,7 @@ class BatchedMemTab(BatchedGames):
         self.run = KernelRunner(self.threads)
 
         b = self.num_envs
-        self.state = np.zeros((b, kn.state_width(n, self._decay)), dtype=np.int8)
+        self.state = np.zeros((b, kn.state_width(n, self._mem)), dtype=np.int8)
         self.rng = np.zeros((b, kn.rng_width(n, self._decay)), dtype=np.uint64)
         self.obs_size = self.encoder.size
         # preallocated outputs

@@ -26,17 +26,21 @@ turn again or the game is over.
   ``metadata["autoreset_mode"]``. So the masks a step returns (``action_masks()``,
   ``info["action_mask"]``) are always those of a game in progress: never all zeros, and a
   masked categorical can be evaluated on every row (``tests/test_vector_conventions.py``).
-- Opponents: ``"random"`` (uniform legal flip) and ``"greedy"`` (the exact rule of
-  :mod:`memtab_env.agents.basic`), vectorised. They see the game with *perfect memory* whatever the
-  ``memory`` option (which sets the learner's observation only); ``agents.basic.GreedyAgent``
-  plays the same flips under ``perfect`` and ``none``.
-- Seeds: ``reset(seed=s)`` gives game ``i`` the seed ``s + i`` and the games of the scalar
-  view reset with that seed follow (:mod:`memtab_env.vector.engine`); with
-  ``learner_seat`` fixed and ``greedy`` opponents every episode equals the scalar
-  ``SingleAgentEnv``'s, flip for flip. The learner seat (``"random"``) and the random
-  opponents draw from each game's auxiliary stream instead of the scalar view's generator.
+- Opponents: ``"random"`` and ``"greedy"``, each playing exactly as ``agents.make(name)``
+  plays in the scalar view: ``random`` from the stream its ``reset(seed)`` gets there,
+  ``greedy`` with its own memory of what its observations under the ``memory`` model
+  showed (:func:`memtab_env.vector.kernels.greedy_action`). Any other opponent is refused
+  with an error naming it and the allowed ones: the batch never approximates one.
+- Seeds: ``reset(seed=s)`` gives slot ``i`` the seed ``s + i``, and slot ``i`` then plays
+  the episodes of ``gymnasium.make(id, ...)`` after ``reset(seed=s + i)`` followed by
+  plain ``reset()`` calls, flip for flip, for every memory model, opponent and learner
+  seat: the deals and forgetting follow :mod:`memtab_env.vector.engine`, the random
+  learner seat and the opponents' seeds come from the view's own generator
+  (``default_rng(s + i)``, kept across episodes, as ``SingleAgentEnv.np_random``).
 - A game that the opponents finish before the learner's first flip is set aside and the
-  slot's next game is dealt, as the scalar view does.
+  slot's next game is dealt, the opponents reset for it, as the scalar view does; after
+  ``gym_env.MAX_REDEALS`` redeals in a row the step or reset raises the scalar view's
+  :class:`~memtab_env.errors.InvalidOptionError`.
 """
 
 from __future__ import annotations
@@ -50,15 +54,15 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError, check_finite
 from memtab_env.games.memtab import NUM_POSITIONS
-from memtab_env.gym_env import ILLEGAL_MODES
+from memtab_env.gym_env import ILLEGAL_MODES, MAX_REDEALS, too_many_redeals
 from memtab_env.registry import game_spec
 from memtab_env.vector import kernels as kn
 from memtab_env.vector.engine import BatchedMemTab, seed_array
 
 
-def _opponent_codes(opponents: Any, count: int, env_id: str) -> np.ndarray:
+def _opponent_codes(opponents: Any, count: int, env_id: str, allowed: tuple[str, ...]) -> np.ndarray:
     """Policy code of the seat ``k`` places after the learner at index ``k`` (index 0, the
-    learner itself, is unused)."""
+    learner itself, is unused); ``allowed``: the opponents the game's batch plays exactly."""
     if isinstance(opponents, str):
         names = [opponents] * count
     elif isinstance(opponents, Sequence):
@@ -69,15 +73,16 @@ def _opponent_codes(opponents: Any, count: int, env_id: str) -> np.ndarray:
             )
     else:
         raise InvalidOptionError(
-            f"opponents must be one of {sorted(kn.OPPONENT_CODES)} or a sequence of them "
+            f"opponents must be one of {sorted(allowed)} or a sequence of them "
             f"(one per other seat, in seat order after the learner); got {opponents!r}"
         )
     codes = np.zeros(count + 1, dtype=np.int64)
     for k, name in enumerate(names, start=1):
-        if not isinstance(name, str) or name not in kn.OPPONENT_CODES:
+        if not isinstance(name, str) or name not in allowed:
             raise InvalidOptionError(
-                f"the vector env steps only vectorised opponents {sorted(kn.OPPONENT_CODES)}; "
-                f"got {name!r} (use gymnasium.make({env_id!r}) for other agents)"
+                f"opponent {name!r} cannot be played exactly inside the batch; allowed: "
+                f"{sorted(allowed)}, or one of those per other seat (use "
+                f"gymnasium.make({env_id!r}) for other agents)"
             )
         codes[k] = kn.OPPONENT_CODES[name]
     return codes
@@ -103,25 +108,29 @@ class BatchedVectorView(VectorEnv):
     render_hint: ClassVar[str]
     #: the module of the game's vector kernels
     kernels: ClassVar[Any]
+    #: the built-in opponents that the game's kernels play exactly as ``agents.make``
+    opponent_names: ClassVar[tuple[str, ...]] = tuple(kn.OPPONENT_CODES)
 
     def __init__(
         self,
-        num_envs: int,
-        game: str,
-        opponents: Any,
-        learner_seat: int | str,
-        memory: str,
-        reward: str,
-        obs_mode: str,
-        illegal_action: str,
-        illegal_penalty: float,
-        max_episode_steps: int | None,
-        copy: bool,
-        parallel: bool | int | None,
-        render_mode: str | None,
-        game_options: dict[str, Any],
+        num_envs: int = 1,
+        game: str | None = None,
+        opponents: Any = "random",
+        learner_seat: int | str = 0,
+        memory: str = "perfect",
+        reward: str = "win",
+        obs_mode: str = "flat",
+        illegal_action: str = "penalty",
+        illegal_penalty: float = -0.1,
+        max_episode_steps: int | None | str = "registered",
+        copy: bool = True,
+        parallel: bool | int | None = None,
+        render_mode: str | None = None,
+        **game_options: Any,
     ) -> None:
-        spec = game_spec(game)
+        spec = game_spec(self.game_name if game is None else game)
+        if max_episode_steps == "registered":  # the registration's, as gymnasium.make
+            max_episode_steps = spec.max_episode_steps
         if spec.name != self.game_name:
             raise InvalidOptionError(
                 f"{type(self).__name__} plays {self.game_name} only, got game={game!r}"
@@ -171,7 +180,7 @@ class BatchedVectorView(VectorEnv):
         self.num_envs = eng.num_envs
         self.learner_seat_option = learner_seat
         self.opponents = opponents
-        self._opponents = _opponent_codes(opponents, n - 1, spec.env_id)
+        self._opponents = _opponent_codes(opponents, n - 1, spec.env_id, self.opponent_names)
         self.illegal_action = illegal_action
         self.illegal_penalty = check_finite("illegal_penalty", illegal_penalty)
         self.max_episode_steps = max_episode_steps
@@ -201,13 +210,16 @@ class BatchedVectorView(VectorEnv):
         self._terminated = np.zeros(b, dtype=bool)
         self._truncated = np.zeros(b, dtype=bool)
         self._illegal = np.zeros(b, dtype=bool)
-        self._final_scores = np.zeros((b, n), dtype=np.int8)
+        self._final_scores = np.zeros((b, n), dtype=np.int64)
         self._final_bits = np.zeros(b, dtype=np.int64)
         self._final_seed = np.zeros(b, dtype=np.uint64)
         self._final_seat = np.zeros(b, dtype=np.int64)
         self._final_turns = np.zeros(b, dtype=np.int64)
         self._final_flips = np.zeros(b, dtype=np.int64)
         self._actions = np.zeros(b, dtype=np.int64)
+        self._redeals = np.zeros(b, dtype=np.int64)
+        #: the view's generators (kernels.view_width: its np_random and the opponents')
+        self._view_rng = np.zeros((b, kn.view_width(n)), dtype=np.uint64)
         self._has_reset = False
 
     # -- what a game gives -------------------------------------------------------------
@@ -250,6 +262,7 @@ class BatchedVectorView(VectorEnv):
         eng = self.engine
         eng.run(self.kernels.venv_reset_range, self.num_envs,
                 *self._reset_args(seed_array(seed, self.num_envs)))
+        self._check_redeals()
         eng._has_reset = True
         eng._masks_fresh = False
         self._has_reset = True
@@ -282,6 +295,7 @@ class BatchedVectorView(VectorEnv):
                 )
         obs = np.empty_like(self._obs) if self.copy else self._obs
         eng.run(self.kernels.venv_step_range, self.num_envs, *self._step_args(acts, obs))
+        self._check_redeals()
         eng._masks_fresh = False
         if not self.copy:
             self._obs = obs
@@ -298,6 +312,16 @@ class BatchedVectorView(VectorEnv):
             self._truncated.copy(),
             info,
         )
+
+    def _check_redeals(self) -> None:
+        """Raise the scalar view's error where a slot's opponents ended more than
+        ``MAX_REDEALS`` deals in a row before the learner's first flip (the kernels stop
+        the slot there)."""
+        failed = np.flatnonzero(self._redeals > MAX_REDEALS)
+        if failed.size:
+            self._has_reset = False  # the slot holds a finished game: reset() first
+            seat = int(self.learner_seats[failed[0]])
+            raise InvalidOptionError(f"game {int(failed[0])}: {too_many_redeals(seat)}")
 
     def _step_info(self) -> dict[str, Any]:
         every = np.ones(self.num_envs, dtype=bool)
@@ -371,7 +395,8 @@ class MemTabVectorEnv(BatchedVectorView):
         obs_mode: ``"flat"`` (the only mode of the vector env).
         illegal_action: ``"penalty"`` or ``"raise"``.
         illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
-        max_episode_steps: learner steps before truncation (``None``: never).
+        max_episode_steps: learner steps before truncation (``None``: never; by default
+            the registration's, 250).
         copy: return fresh observation arrays each step (default, as Gymnasium's vector
             envs); ``False`` returns a buffer that the next step overwrites.
         parallel: threads that step the games: ``None`` (every core from 2048 games on),
@@ -386,27 +411,6 @@ class MemTabVectorEnv(BatchedVectorView):
     render_hint = "memtab_env.render"
     kernels = kn
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        game: str = "memtab",
-        opponents: Any = "random",
-        learner_seat: int | str = 0,
-        memory: str = "perfect",
-        reward: str = "win",
-        obs_mode: str = "flat",
-        illegal_action: str = "penalty",
-        illegal_penalty: float = -0.1,
-        max_episode_steps: int | None = 250,
-        copy: bool = True,
-        parallel: bool | int | None = None,
-        render_mode: str | None = None,
-        **game_options: Any,
-    ) -> None:
-        super().__init__(num_envs, game, opponents, learner_seat, memory, reward, obs_mode,
-                         illegal_action, illegal_penalty, max_episode_steps, copy, parallel,
-                         render_mode, game_options)
-
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
                      game_options: dict[str, Any]) -> BatchedMemTab:
         return BatchedMemTab(num_envs, memory=memory, reward=reward, parallel=parallel, **game_options)
@@ -418,20 +422,20 @@ class MemTabVectorEnv(BatchedVectorView):
     def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
         return (
-            eng.state, eng.rng, seeds, self._steps, self._obs, self._masks, self._seat_mode,
-            self._opponents, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
-            eng._window,
+            eng.state, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks, self._redeals,
+            self._seat_mode, self._opponents, eng.num_players, eng.first_player, eng._p_forget,
+            eng._mem, eng._window, MAX_REDEALS,
         )  # fmt: skip
 
     def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
         return (
-            eng.state, eng.rng, acts, self._steps, obs, self._masks, self._rewards,
+            eng.state, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
             self._terminated, self._truncated, self._illegal, self._final_obs,
             self._final_scores, self._final_bits, self._final_seed, self._final_seat,
-            self._final_flips, self._seat_mode, self._opponents, self._max_steps,
+            self._final_flips, self._redeals, self._seat_mode, self._opponents, self._max_steps,
             self.illegal_penalty, eng._scheme, eng.num_players, eng.first_player, eng._p_forget,
-            eng._mem, eng._window,
+            eng._mem, eng._window, MAX_REDEALS,
         )  # fmt: skip
 
     def _first_illegal(self, acts: np.ndarray) -> int:

@@ -20,19 +20,30 @@ State matrix ``st`` (int8, one row per game; ``n`` = number of players)::
     [BASE+n, +n)      memory: CLOCK after each seat's latest flip (one reveal per flip:
                       ``Memory.source``'s ``none`` threshold + 1)
     [BASE+2n, +28n)   decay memory only: remembered bit of each (observer, position)
+    [SEEN, +28n)      memory other than perfect: the greedy opponents' own memory, 1 where
+                      one of seat s's observations showed the card (``MemTabBelief.seen``)
 
 Generator matrix ``rg`` (uint64, one row per game; generators as in
 :mod:`memtab_env.vector.rng`)::
 
-    [R_AUX, +6)       the game's auxiliary stream (opponents, learner seat, random
-                      policy): default_rng(SeedSequence(game_seed).spawn(2)[0]); it deals
-                      first, as default_rng(game_seed)
+    [R_AUX, +6)       the game's auxiliary stream (the engine's random policy):
+                      default_rng(SeedSequence(game_seed).spawn(2)[0]); it deals first, as
+                      default_rng(game_seed)
     [R_SEEDS, +4)     the slot's seed stream: default_rng(slot seed); each later game
                       seed is its ``integers(2**63)`` (as the AEC env's ``reset()``)
     R_GAME_SEED       the game seed of the game in the slot
     R_GAMES           games started in the slot since its last explicit reset (1 = first)
     [R_MEM, +4n)      decay memory only: observer o's forgetting stream,
                       default_rng(SeedSequence(game_seed).spawn(2)[1].spawn(n)[o])
+
+View generator matrix ``vg`` (uint64, one row per slot; the single-agent view's, apart
+from the engine's so that the engine's rows stay small)::
+
+    [0, +6)           the view's generator (``SingleAgentEnv.np_random``): default_rng(slot
+                      seed), kept across the slot's episodes; it draws the random learner
+                      seat and every opponent's reset seed
+    [6k, +6)          the ``random`` opponent k seats after the learner (k = 1..n-1):
+                      default_rng(its reset seed), as ``RandomAgent.reset(seed)``
 
 Conventions, each chosen after measuring:
 
@@ -95,9 +106,9 @@ SEAT = CLOCK + 1
 BASE = SEAT + 1  # scores at BASE, last actions at BASE + n, decay bits at BASE + 2n
 
 
-def state_width(num_players: int, decay: bool) -> int:
-    """Columns of the state matrix for ``num_players`` seats."""
-    return BASE + 2 * num_players + (P * num_players if decay else 0)
+def state_width(num_players: int, mem: int) -> int:
+    """Columns of the state matrix for ``num_players`` seats under memory model ``mem``."""
+    return seen_column(0, num_players, mem) + (P * num_players if mem != MEM_PERFECT else 0)
 
 
 # -- generator matrix columns --------------------------------------------------------
@@ -106,6 +117,11 @@ R_SEEDS = R_AUX + PCG_WORDS
 R_GAME_SEED = R_SEEDS + PCG_WORDS_64
 R_GAMES = R_GAME_SEED + 1
 R_MEM = R_GAMES + 1
+
+
+def view_width(num_players: int) -> int:
+    """Columns of the view generator matrix: the view's generator and one per opponent."""
+    return PCG_WORDS * num_players
 
 
 def rng_width(num_players: int, decay: bool) -> int:
@@ -123,6 +139,12 @@ MEM_NONE = 1
 MEM_DECAY = 2
 MEM_WINDOW = 3
 MEMORY_CODES = {"perfect": MEM_PERFECT, "none": MEM_NONE, "decay": MEM_DECAY, "window": MEM_WINDOW}
+
+
+@njit(cache=True)
+def seen_column(seat: int, n: int, mem: int) -> int:
+    """First column of ``seat``'s greedy memory (after the decay bits, if any)."""
+    return BASE + 2 * n + (P * n if mem == MEM_DECAY else 0) + P * seat
 
 # -- reward schemes (memtab_env.rewards) -----------------------------------------------
 REWARD_WIN = 0
@@ -184,7 +206,8 @@ def _select_bit(x: int, j: int) -> int:
 # =====================================================================================
 @njit(cache=True)
 def clear_game(st: np.ndarray, i: int, n: int, first: int, p_forget: float | None) -> None:
-    """Everything but the layout as ``memtab_kernels.new_state``, and a fresh memory."""
+    """Everything but the layout as ``memtab_kernels.new_state``, a fresh memory and
+    fresh greedy memories (every column from ``BASE`` on)."""
     for p in range(P):
         st[i, STATUS + p] = DOWN
         st[i, OWNER + p] = -1
@@ -199,11 +222,8 @@ def clear_game(st: np.ndarray, i: int, n: int, first: int, p_forget: float | Non
     st[i, IWIN] = 0
     st[i, WINNER] = -1
     st[i, CLOCK] = 0
-    for j in range(2 * n):
-        st[i, BASE + j] = 0
-    if p_forget is not None:
-        for j in range(P * n):
-            st[i, BASE + 2 * n + j] = 0
+    for j in range(BASE, st.shape[1]):
+        st[i, j] = 0
 
 
 @njit(cache=True)
@@ -244,6 +264,14 @@ def next_game(
 
 
 @njit(cache=True)
+def seed_slot(rg: np.ndarray, i: int, seed: np.uint64) -> None:
+    """The slot's seed stream (the AEC env's, ``default_rng(seed)``) at an explicit reset
+    with ``seed`` (every game's engine)."""
+    seed_pcg64(rg, i, R_SEEDS, seed, 0, 0, 0)
+    rg[i, R_GAMES] = np.uint64(1)
+
+
+@njit(cache=True)
 def reset_slot(
     st: np.ndarray,
     rg: np.ndarray,
@@ -254,24 +282,46 @@ def reset_slot(
     p_forget: float | None,
 ) -> None:
     """Explicit reset with ``seed``: the first game's seed is ``seed`` itself."""
-    seed_pcg64(rg, i, R_SEEDS, seed, 0, 0, 0)
-    rg[i, R_GAMES] = np.uint64(1)
+    seed_slot(rg, i, seed)
     new_game(st, rg, i, seed, n, first, p_forget)
 
 
-@njit(cache=True)
-def _forget(st: np.ndarray, rg: np.ndarray, i: int, n: int, p_forget: float) -> None:
-    """decay:p, before a reveal: each remembered bit of each observer is forgotten with
-    probability p, one double per remembered position in position order (as
-    ``Memory.on_action``: ``rng.random(idx.size) < p`` over ``flatnonzero(known)``)."""
-    known = BASE + 2 * n
+# -- memory models, for every game's kernels ------------------------------------------
+@njit(inline="always", cache=True)
+def threshold(mem: int, window: int, clock: int, before_last: int) -> int:
+    """``Memory.source``'s threshold: under ``perfect``, ``none`` and ``window:k`` an
+    observer remembers a card exactly when its latest reveal time (1-based, 0 never) is
+    above it: 0 (ever revealed), ``before_last`` (the reveal count before the observer's
+    latest action) or ``max(0, clock - k)``. Under ``decay`` it is above every reveal
+    time: the remembered bits decide."""
+    if mem == MEM_PERFECT:
+        return 0
+    if mem == MEM_NONE:
+        return before_last
+    if mem == MEM_WINDOW:
+        return max(0, clock - window)
+    return 2**31 - 1
+
+
+@njit(inline="always", cache=True)
+def remember_reveal(bits: np.ndarray, rg: np.ndarray, i: int, col: int, pos: int, num: int,
+                    n: int, p_forget: float | None) -> None:
+    """``Memory.on_action``'s decay part for a reveal of ``pos``: each remembered bit of
+    each observer (``bits[i, col + num * o + q]``, ``num`` positions) is forgotten with
+    probability ``p_forget``, one double of the observer's stream (``R_MEM``) per
+    remembered position in position order (``rng.random(idx.size) < p``); then every
+    observer remembers ``pos``. Nothing for the other models (``p_forget`` None)."""
+    if p_forget is None:
+        return
     for o in range(n):
-        row = known + P * o
-        ro = R_MEM + PCG_WORDS_64 * o
-        for q in range(P):
-            if st[i, row + q] != 0:
-                if next_double(rg, i, ro) < p_forget:
-                    st[i, row + q] = 0
+        row = col + num * o
+        if p_forget > 0.0:
+            ro = R_MEM + PCG_WORDS_64 * o
+            for q in range(num):
+                if bits[i, row + q] != 0 and next_double(rg, i, ro) < p_forget:
+                    bits[i, row + q] = 0
+    for o in range(n):
+        bits[i, col + num * o + pos] = 1
 
 
 @njit(inline="always", cache=True)
@@ -288,13 +338,7 @@ def apply_flip(
         st[i, BASE + player] -= mk.KIND_POINTS[kind]
     elif code & mk.TURN_OVER:  # flip 3 went into the tableau
         st[i, BASE + player] += mk.KIND_POINTS[kind]
-    # memory: Memory.on_action(player, [pos])
-    if p_forget is not None:
-        if p_forget > 0.0:
-            _forget(st, rg, i, n, p_forget)
-        known = BASE + 2 * n
-        for o in range(n):
-            st[i, known + P * o + pos] = 1
+    remember_reveal(st, rg, i, BASE + 2 * n, pos, P, n, p_forget)
     clock = st[i, CLOCK] + 1
     st[i, CLOCK] = clock
     st[i, RTIME + pos] = clock
@@ -310,19 +354,10 @@ def is_legal(st: np.ndarray, i: int, action: int) -> bool:
 
 @njit(cache=True)
 def memory_threshold(st: np.ndarray, i: int, observer: int, n: int, mem: int, window: int) -> int:
-    """Under ``perfect``, ``none`` and ``window:k`` a face-down card is remembered exactly
-    when its latest reveal time (RTIME) is above this threshold (``Memory.remembered``):
-    0 (ever revealed), one below the observer's latest action time (every flip reveals
-    one card, so this keeps that flip's card and later reveals; 0 before its first flip),
-    or ``max(0, clock - k)``. Under ``decay`` it is above any reveal time (the known bits
-    decide)."""
-    if mem == MEM_PERFECT:
-        return 0
-    if mem == MEM_NONE:
-        return max(0, np.int64(st[i, BASE + n + observer]) - 1)
-    if mem == MEM_WINDOW:
-        return max(0, np.int64(st[i, CLOCK]) - window)
-    return 127
+    """:func:`threshold` of ``observer`` in game ``i`` (every flip reveals one card, so
+    the count before its latest flip is one below the clock after it; 0 before any)."""
+    before = max(0, np.int64(st[i, BASE + n + observer]) - 1)
+    return threshold(mem, window, np.int64(st[i, CLOCK]), before)
 
 
 @njit(cache=True)
@@ -408,19 +443,25 @@ def encode_row(
 
 
 @njit(inline="always", cache=True)
-def random_action(st: np.ndarray, rg: np.ndarray, i: int) -> int:
-    """Uniform legal flip from the auxiliary stream: the ``integers(count)``-th face-down
-    position in position order (``legal[rng.integers(len(legal))]``)."""
+def random_action(st: np.ndarray, rg: np.ndarray, i: int, o: int) -> int:
+    """Uniform legal flip from the stream at column ``o``: the ``integers(count)``-th
+    face-down position in position order (``RandomAgent.act_on_mask``)."""
     down = 0  # bit p: position p is face down
     for p in range(P):
         down |= np.int64(st[i, STATUS + p] == DOWN) << p
-    return _select_bit(down, integers_small(rg, i, R_AUX, _popcount32(down)))
+    return _select_bit(down, integers_small(rg, i, o, _popcount32(down)))
 
 
 @njit(cache=True)
-def greedy_action(st: np.ndarray, i: int) -> int:
-    """The deterministic ``greedy`` policy (``agents.basic``) with perfect memory ("known" =
-    a face-down card ever revealed).
+def greedy_action(st: np.ndarray, i: int, n: int, mem: int, window: int) -> int:
+    """``agents.basic.GreedyAgent.act`` of the seat on turn in game ``i``, observing under
+    the memory model ``mem``.
+
+    What the seat knows is its own memory (``MemTabBelief.seen``): every card that one of
+    its observations showed (face up, in a tableau, or face down and remembered by the
+    model), recorded at each of its flips in its ``SEEN`` row. Under ``perfect`` every
+    observation shows every card ever revealed, so "known" is "ever revealed" and the
+    row is not kept.
 
     Flip 0: the lowest position among the known face-down cards of a kind whose two cards
     are both face down and known; flip 1: the lowest known face-down card of the kind
@@ -429,12 +470,27 @@ def greedy_action(st: np.ndarray, i: int) -> int:
     card.
     """
     flip = st[i, FLIP]
-    player = st[i, CURRENT]
+    player = np.int64(st[i, CURRENT])
+    known = 0  # bit q: the seat knows the card at q
+    if mem == MEM_PERFECT:
+        for q in range(P):
+            known |= np.int64(st[i, RTIME + q] > 0) << q
+    else:
+        thr = memory_threshold(st, i, player, n, mem, window)
+        decay = mem == MEM_DECAY
+        kcol = known_column(player, n, mem)
+        seen = seen_column(player, n, mem)
+        for q in range(P):
+            s = np.int64(st[i, STATUS + q])
+            rem = (np.int64(st[i, RTIME + q]) > thr) | (decay & (st[i, kcol + q] != 0))
+            if (s == UP) | (s == TABLEAU) | ((s == DOWN) & rem):
+                st[i, seen + q] = 1
+            known |= np.int64(st[i, seen + q] != 0) << q
     wanted = 0  # bit k: a known face-down card of kind k is the flip to make
     if flip == 0:
         once = 0
         for q in range(P):
-            if st[i, STATUS + q] == DOWN and st[i, RTIME + q] > 0:
+            if st[i, STATUS + q] == DOWN and (known >> q) & 1:
                 bit = np.int64(1) << st[i, LAYOUT + q]
                 wanted |= once & bit
                 once |= bit
@@ -451,7 +507,7 @@ def greedy_action(st: np.ndarray, i: int) -> int:
             continue
         if lowest_down < 0:
             lowest_down = q
-        if st[i, RTIME + q] == 0:
+        if not (known >> q) & 1:
             if lowest_unknown < 0:
                 lowest_unknown = q
         elif (wanted >> st[i, LAYOUT + q]) & 1:
@@ -618,31 +674,71 @@ def encode_range(
 def random_range(st: np.ndarray, rg: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
     """The ``random`` policy's flip in games ``lo..hi-1`` (-1 once over)."""
     for i in range(lo, hi):
-        out[i] = random_action(st, rg, i) if st[i, OVER] == 0 else -1
+        out[i] = random_action(st, rg, i, R_AUX) if st[i, OVER] == 0 else -1
 
 
 @njit(cache=True, nogil=True)
 def greedy_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
-    """The ``greedy`` policy's flip in games ``lo..hi-1`` (-1 once over)."""
+    """The ``greedy`` policy's flip (perfect memory) in games ``lo..hi-1`` (-1 once over)."""
     for i in range(lo, hi):
-        out[i] = greedy_action(st, i) if st[i, OVER] == 0 else -1
+        out[i] = greedy_action(st, i, 1, MEM_PERFECT, 0) if st[i, OVER] == 0 else -1
 
 
 # =====================================================================================
 # the single-agent view: the learner's flip, then the opponents until it is on turn
 # =====================================================================================
 @njit(cache=True)
+def opponent_stream(k: int) -> int:
+    """Column of the ``random`` opponent ``k`` seats after the learner in ``vg``."""
+    return PCG_WORDS * k
+
+
+@njit(cache=True)
+def seed_view(vg: np.ndarray, i: int, seed: np.uint64) -> None:
+    """The view's generator of slot ``i`` at an explicit reset: ``default_rng(seed)``."""
+    seed_pcg64_buffered(vg, i, 0, seed, 0, 0, 0)
+
+
+@njit(cache=True)
+def seat_learner(vg: np.ndarray, i: int, seat_mode: int, n: int) -> int:
+    """The learner's seat of a new episode: ``seat_mode``, or for -1 the view's
+    ``np_random.integers(n)`` (``SingleAgentEnv.reset``)."""
+    return seat_mode if seat_mode >= 0 else integers_small(vg, i, 0, n)
+
+
+@njit(cache=True)
+def reset_opponents(vg: np.ndarray, i: int, opponents: np.ndarray, n: int) -> None:
+    """``SingleAgentEnv._reset_opponents`` before every deal: each opponent, in seat order
+    after the learner, gets ``reset(seed=np_random.integers(2**31))``; a ``random`` one
+    then draws from ``default_rng(seed)`` (``RandomAgent.reset``). Greedy memories are
+    cleared with the game (:func:`clear_game`)."""
+    for k in range(1, n):
+        seed = integers_small(vg, i, 0, 2**31)
+        if opponents[k] != OPP_GREEDY:
+            seed_pcg64_buffered(vg, i, opponent_stream(k), np.uint64(seed), 0, 0, 0)
+
+
+@njit(cache=True)
 def play_opponents(
-    st: np.ndarray, rg: np.ndarray, i: int, opponents: np.ndarray, n: int, p_forget: float | None
+    st: np.ndarray,
+    rg: np.ndarray,
+    vg: np.ndarray,
+    i: int,
+    opponents: np.ndarray,
+    n: int,
+    p_forget: float | None,
+    mem: int,
+    window: int,
 ) -> None:
     """Opponents flip until the learner (seat ``SEAT``) is on turn or the game is over.
     ``opponents[k]`` is the policy code of the seat ``k`` places after the learner."""
     seat = np.int64(st[i, SEAT])
     while st[i, OVER] == 0 and st[i, CURRENT] != seat:
-        if opponents[(np.int64(st[i, CURRENT]) - seat + n) % n] == OPP_GREEDY:
-            a = greedy_action(st, i)
+        k = (np.int64(st[i, CURRENT]) - seat + n) % n
+        if opponents[k] == OPP_GREEDY:
+            a = greedy_action(st, i, n, mem, window)
         else:
-            a = random_action(st, rg, i)
+            a = random_action(st, vg, i, opponent_stream(k))
         apply_flip(st, rg, i, a, n, p_forget)
 
 
@@ -650,25 +746,35 @@ def play_opponents(
 def start_episode(
     st: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
+    redeals: np.ndarray,
     i: int,
     seat_mode: int,
     opponents: np.ndarray,
     n: int,
     first: int,
     p_forget: float | None,
+    mem: int,
+    window: int,
+    max_redeals: int,
 ) -> None:
-    """Seat the learner (``seat_mode`` >= 0, or -1: ``integers(n)`` from the auxiliary
-    stream) in the fresh game of slot ``i`` and let the opponents play up to its first
-    turn. A game that the opponents finish before the learner's first flip is set aside
-    and the slot's next game is dealt (as ``SingleAgentEnv.reset`` does)."""
+    """``SingleAgentEnv.reset`` in the fresh game of slot ``i``: seat the learner, reset
+    the opponents and let them play up to its first turn. A game that they finish before
+    the learner's first flip is set aside and the slot's next game is dealt, with the
+    opponents reset again; ``redeals[i]`` counts those deals. After ``max_redeals`` it
+    stops with ``redeals[i] = max_redeals + 1``, which the vector env reports as the
+    scalar view's error."""
+    st[i, SEAT] = seat_learner(vg, i, seat_mode, n)
+    redeals[i] = 0
     while True:
-        if seat_mode >= 0:
-            st[i, SEAT] = seat_mode
-        else:
-            st[i, SEAT] = integers_small(rg, i, R_AUX, n)
-        play_opponents(st, rg, i, opponents, n, p_forget)
+        reset_opponents(vg, i, opponents, n)
+        play_opponents(st, rg, vg, i, opponents, n, p_forget, mem, window)
         if st[i, OVER] == 0:
             return
+        if redeals[i] == max_redeals:
+            redeals[i] = max_redeals + 1
+            return
+        redeals[i] += 1
         next_game(st, rg, i, n, first, p_forget)
 
 
@@ -686,10 +792,12 @@ def learner_view(
 def venv_reset_range(
     st: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     seeds: np.ndarray,
     steps: np.ndarray,
     obs: np.ndarray,
     masks: np.ndarray,
+    redeals: np.ndarray,
     seat_mode: int,
     opponents: np.ndarray,
     n: int,
@@ -697,13 +805,16 @@ def venv_reset_range(
     p_forget: float | None,
     mem: int,
     window: int,
+    max_redeals: int,
     lo: int,
     hi: int,
 ) -> None:
     """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
     for i in range(lo, hi):
         reset_slot(st, rg, i, seeds[i], n, first, p_forget)
-        start_episode(st, rg, i, seat_mode, opponents, n, first, p_forget)
+        seed_view(vg, i, seeds[i])
+        start_episode(st, rg, vg, redeals, i, seat_mode, opponents, n, first, p_forget, mem, window,
+                      max_redeals)
         steps[i] = 0
         learner_view(st, i, obs, masks, n, mem, window)
 
@@ -721,6 +832,7 @@ def venv_first_illegal(st: np.ndarray, actions: np.ndarray) -> int:
 def venv_step_range(
     st: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     actions: np.ndarray,
     steps: np.ndarray,
     obs: np.ndarray,
@@ -735,6 +847,7 @@ def venv_step_range(
     final_seed: np.ndarray,
     final_seat: np.ndarray,
     final_flips: np.ndarray,
+    redeals: np.ndarray,
     seat_mode: int,
     opponents: np.ndarray,
     max_steps: int,
@@ -745,6 +858,7 @@ def venv_step_range(
     p_forget: float | None,
     mem: int,
     window: int,
+    max_redeals: int,
     lo: int,
     hi: int,
 ) -> None:
@@ -768,7 +882,7 @@ def venv_step_range(
             illegal[i] = False
             before = np.int64(st[i, BASE + seat])
             code = apply_flip(st, rg, i, a, n, p_forget)
-            play_opponents(st, rg, i, opponents, n, p_forget)
+            play_opponents(st, rg, vg, i, opponents, n, p_forget, mem, window)
             if scheme == REWARD_SCORE:
                 reward = float(np.int64(st[i, BASE + seat]) - before)
             elif scheme == REWARD_TURNS and code & mk.TURN_OVER:
@@ -794,7 +908,8 @@ def venv_step_range(
             final_seat[i] = seat
             final_flips[i] = st[i, CLOCK]
             next_game(st, rg, i, n, first, p_forget)
-            start_episode(st, rg, i, seat_mode, opponents, n, first, p_forget)
+            start_episode(st, rg, vg, redeals, i, seat_mode, opponents, n, first, p_forget, mem,
+                          window, max_redeals)
             steps[i] = 0
         learner_view(st, i, obs, masks, n, mem, window)
 

@@ -35,16 +35,11 @@ turn again or the game has ended.
   (``agents.pelmanism_agents.PelmanismGreedyAgent`` with its own memory, the default:
   each greedy seat observes the game under the ``memory`` model at each of its flips,
   records what it is shown, and applies the exact greedy rule), vectorised.
-- Seeds: ``reset(seed=s)`` gives game ``i`` the seed ``s + i`` and the games of the scalar
-  view reset with that seed follow (:mod:`memtab_env.vector.pelmanism`); with
-  ``learner_seat`` fixed and ``greedy`` opponents every episode equals the scalar
-  ``SingleAgentEnv``'s, flip for flip. The learner seat (``"random"``) and the random
-  opponents draw from each game's auxiliary stream instead of the scalar view's generator.
-- A game that the opponents end before the learner's first flip is set aside and the
-  slot's next game is dealt, as the scalar view does (the greedy opponents start that
-  game with an empty memory, where the scalar view's agents keep what they saw in the
-  game set aside). Configurations in which every deal ends so (a deck of one kind, or a
-  ``max_turns`` limit reached before the learner's seat plays) are refused.
+- Seeds, opponents and redeals as in :mod:`memtab_env.vector.gym_vector`: slot ``i``
+  after ``reset(seed=s)`` plays the episodes of the scalar view after
+  ``reset(seed=s + i)``, flip for flip, ``random`` opponents included. Configurations
+  in which every deal ends before a fixed learner seat plays (a deck of one kind, or a
+  ``max_turns`` limit reached before the learner's seat plays) are refused up front.
 """
 
 from __future__ import annotations
@@ -55,14 +50,12 @@ import numpy as np
 
 from memtab_env.errors import InvalidOptionError
 from memtab_env.games.pelmanism import PelmanismState
-from memtab_env.registry import GAMES
+from memtab_env.gym_env import MAX_REDEALS
 from memtab_env.vector import pelmanism_kernels as pk
 from memtab_env.vector.gym_vector import BatchedVectorView
 from memtab_env.vector.pelmanism import BatchedPelmanism
 
 GAME_OPTIONS = ("deck", "first_player", "max_turns", "num_players")
-#: learner steps before truncation: the registration's (``gymnasium.make`` uses the same)
-DEFAULT_MAX_EPISODE_STEPS = GAMES["pelmanism"].max_episode_steps
 
 
 class PelmanismVectorEnv(BatchedVectorView):
@@ -96,27 +89,6 @@ class PelmanismVectorEnv(BatchedVectorView):
     render_hint = "memtab_env.render_pelmanism"
     kernels = pk
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        game: str = "pelmanism",
-        opponents: Any = "random",
-        learner_seat: int | str = 0,
-        memory: str = "perfect",
-        reward: str = "win",
-        obs_mode: str = "flat",
-        illegal_action: str = "penalty",
-        illegal_penalty: float = -0.1,
-        max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
-        copy: bool = True,
-        parallel: bool | int | None = None,
-        render_mode: str | None = None,
-        **game_options: Any,
-    ) -> None:
-        super().__init__(num_envs, game, opponents, learner_seat, memory, reward, obs_mode,
-                         illegal_action, illegal_penalty, max_episode_steps, copy, parallel,
-                         render_mode, game_options)
-
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
                      game_options: dict[str, Any]) -> BatchedPelmanism:
         return BatchedPelmanism(num_envs, memory=memory, reward=reward, parallel=parallel,
@@ -146,22 +118,22 @@ class PelmanismVectorEnv(BatchedVectorView):
     def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
         return (
-            eng.state, eng.times, eng.rng, seeds, self._steps, self._obs, self._masks,
-            self._seat_mode, self._opponents, eng._cards, eng._card_kind, eng.num_kinds,
-            eng.num_players, eng.first_player, eng._p_forget, eng._mem, eng._window,
-            eng._max_turns, eng.max_flips,
+            eng.state, eng.times, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks,
+            self._redeals, self._seat_mode, self._opponents, eng._cards, eng._card_kind,
+            eng.num_kinds, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
+            eng._window, eng._max_turns, eng.max_flips, MAX_REDEALS,
         )  # fmt: skip
 
     def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
         eng = self.engine
         return (
-            eng.state, eng.times, eng.rng, acts, self._steps, obs, self._masks, self._rewards,
+            eng.state, eng.times, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
             self._terminated, self._truncated, self._illegal, self._final_obs,
             self._final_scores, self._final_bits, self._final_seed, self._final_seat,
-            self._final_turns, self._final_flips, self._seat_mode, self._opponents,
+            self._final_turns, self._final_flips, self._redeals, self._seat_mode, self._opponents,
             self._max_steps, self.illegal_penalty, eng._scheme, eng._cards, eng._card_kind,
             eng.num_kinds, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
-            eng._window, eng._max_turns, eng.max_flips,
+            eng._window, eng._max_turns, eng.max_flips, MAX_REDEALS,
         )  # fmt: skip
 
     def _first_illegal(self, acts: np.ndarray) -> int:

@@ -69,9 +69,7 @@ from memtab_env.vector import rng as _rng_module
 from memtab_env.vector.kernels import (
     AUX_KEY,
     MEM_DECAY,
-    MEM_NONE,
     MEM_PERFECT,
-    MEM_WINDOW,
     MEMORY_KEY,
     OPP_GREEDY,
     R_AUX,
@@ -82,12 +80,18 @@ from memtab_env.vector.kernels import (
     REWARD_SCORE,
     REWARD_TURNS,
     REWARD_WIN,
+    opponent_stream,
+    remember_reveal,
+    reset_opponents,
+    seat_learner,
+    seed_slot,
+    seed_view,
+    threshold,
     win_reward,
 )
 from memtab_env.vector.rng import (
     PCG_WORDS_64,
     integers_small,
-    next_double,
     next_seed,
     seed_pcg64,
     seed_pcg64_buffered,
@@ -260,24 +264,8 @@ def reset_slot(
     p_forget: float | None,
 ) -> None:
     """Explicit reset with ``seed``: the first game's seed is ``seed`` itself."""
-    seed_pcg64(rg, i, R_SEEDS, seed, 0, 0, 0)
-    rg[i, R_GAMES] = np.uint64(1)
+    seed_slot(rg, i, seed)
     new_game(st, tm, rg, i, seed, cards, card_kind, n, first, p_forget)
-
-
-@njit(cache=True)
-def _forget(st: np.ndarray, rg: np.ndarray, i: int, P: int, n: int, p_forget: float) -> None:
-    """decay:p, before a reveal: each remembered bit of each observer (taken and face-up
-    cards included) is forgotten with probability p, one double per remembered position
-    in position order (``Memory.on_action``)."""
-    k0 = HEAD + (4 + n) * P
-    for o in range(n):
-        row = k0 + P * o
-        ro = R_MEM + PCG_WORDS_64 * o
-        for q in range(P):
-            if st[i, row + q] != 0:
-                if next_double(rg, i, ro) < p_forget:
-                    st[i, row + q] = 0
 
 
 @njit(inline="always", cache=True)
@@ -331,13 +319,7 @@ def apply_flip(
             code |= GAME_OVER
         if st[i, OVER] == 0 and not code & MATCH:
             st[i, CURRENT] = (player + 1) % n
-    # memory: Memory.on_action(player, [pos])
-    if p_forget is not None:
-        if p_forget > 0.0:
-            _forget(st, rg, i, P, n, p_forget)
-        k0 = HEAD + (4 + n) * P
-        for o in range(n):
-            st[i, k0 + P * o + pos] = 1
+    remember_reveal(st, rg, i, HEAD + (4 + n) * P, pos, P, n, p_forget)
     clock = tm[i, CLOCK] + 1
     tm[i, CLOCK] = clock
     tm[i, RTIME + pos] = clock
@@ -353,18 +335,10 @@ def is_legal(st: np.ndarray, i: int, action: int, P: int) -> bool:
 
 @njit(cache=True)
 def memory_threshold(tm: np.ndarray, i: int, observer: int, mem: int, window: int) -> int:
-    """Under ``perfect``, ``none`` and ``window:k`` a face-down card is remembered exactly
-    when its latest reveal time is above this threshold (``Memory.remembered``): 0 (ever
-    revealed); one below the observer's latest action time (its own latest flip's card
-    and every later reveal; 0 before its first flip); ``max(0, clock - k)``. Under
-    ``decay`` it is above every reveal time (the known bits decide)."""
-    if mem == MEM_PERFECT:
-        return 0
-    if mem == MEM_NONE:
-        return max(0, np.int64(tm[i, LASTACT + observer]) - 1)
-    if mem == MEM_WINDOW:
-        return max(0, np.int64(tm[i, CLOCK]) - window)
-    return 2**31 - 1
+    """:func:`~memtab_env.vector.kernels.threshold` of ``observer`` in game ``i`` (one
+    reveal per flip: the count before its latest flip is one below the clock after it)."""
+    before = max(0, np.int64(tm[i, LASTACT + observer]) - 1)
+    return threshold(mem, window, np.int64(tm[i, CLOCK]), before)
 
 
 @njit(inline="always", cache=True)
@@ -475,15 +449,15 @@ def _select_bit(x: int, j: int) -> int:
 
 
 @njit(inline="always", cache=True)
-def random_action(st: np.ndarray, rg: np.ndarray, i: int, P: int) -> int:
-    """Uniform legal flip from the auxiliary stream: the ``integers(count)``-th face-down
-    position in position order (``legal[rng.integers(len(legal))]``). Positions are
+def random_action(st: np.ndarray, rg: np.ndarray, i: int, P: int, o: int) -> int:
+    """Uniform legal flip from the stream at column ``o``: the ``integers(count)``-th
+    face-down position in position order (``PelmanismRandomAgent.act``). Positions are
     gathered into a bit mask and the bit selected without branches (P <= 52)."""
     scol = HEAD + 2 * P
     down = np.int64(0)  # bit p: position p is face down
     for p in range(P):
         down |= np.int64(st[i, scol + p] == DOWN) << p
-    return _select_bit(down, integers_small(rg, i, R_AUX, _popcount(down)))
+    return _select_bit(down, integers_small(rg, i, o, _popcount(down)))
 
 
 @njit(inline="always", cache=True)
@@ -744,7 +718,7 @@ def encode_range(
 def random_range(st: np.ndarray, rg: np.ndarray, out: np.ndarray, P: int, lo: int, hi: int) -> None:
     """The ``random`` policy's flip in games ``lo..hi-1`` (-1 once ended)."""
     for i in range(lo, hi):
-        out[i] = random_action(st, rg, i, P) if st[i, OVER] == 0 else -1
+        out[i] = random_action(st, rg, i, P, R_AUX) if st[i, OVER] == 0 else -1
 
 
 @njit(cache=True, nogil=True)
@@ -767,16 +741,12 @@ def greedy_range(
 # =====================================================================================
 # the single-agent view: the learner's flip, then the opponents until it is on turn
 # =====================================================================================
-#: redeals (games the opponents end before the learner's first flip) before a kernel
-#: gives up; the vector env refuses the configurations where every deal ends so
-MAX_REDEALS = 100_000
-
-
 @njit(cache=True)
 def play_opponents(
     st: np.ndarray,
     tm: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     i: int,
     opponents: np.ndarray,
     P: int,
@@ -792,10 +762,11 @@ def play_opponents(
     the seat ``k`` places after the learner."""
     seat = np.int64(st[i, SEAT])
     while st[i, OVER] == 0 and st[i, CURRENT] != seat:
-        if opponents[(np.int64(st[i, CURRENT]) - seat + n) % n] == OPP_GREEDY:
+        k = (np.int64(st[i, CURRENT]) - seat + n) % n
+        if opponents[k] == OPP_GREEDY:
             a = greedy_action(st, tm, i, P, n, mem, window)
         else:
-            a = random_action(st, rg, i, P)
+            a = random_action(st, vg, i, P, opponent_stream(k))
         apply_flip(st, tm, rg, i, a, P, n, p_forget, max_turns)
         if st[i, OVER] == 0 and tm[i, CLOCK] >= max_flips:
             st[i, OVER] = OVER_TRUNCATED
@@ -806,6 +777,8 @@ def start_episode(
     st: np.ndarray,
     tm: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
+    redeals: np.ndarray,
     i: int,
     seat_mode: int,
     opponents: np.ndarray,
@@ -818,22 +791,25 @@ def start_episode(
     window: int,
     max_turns: int,
     max_flips: int,
+    max_redeals: int,
 ) -> None:
-    """Seat the learner (``seat_mode`` >= 0, or -1: ``integers(n)`` from the auxiliary
-    stream) in the fresh game of slot ``i`` and let the opponents play up to its first
-    turn. A game that ends before the learner's first flip is set aside and the slot's
-    next game is dealt (as ``SingleAgentEnv.reset`` does)."""
+    """``SingleAgentEnv.reset`` in the fresh game of slot ``i``, as
+    :func:`memtab_env.vector.kernels.start_episode` (seat, opponents' resets, redeals
+    counted in ``redeals[i]``, ``max_redeals + 1`` when it gave up)."""
     P = cards.shape[0]
-    for _ in range(MAX_REDEALS):
-        if seat_mode >= 0:
-            st[i, SEAT] = seat_mode
-        else:
-            st[i, SEAT] = integers_small(rg, i, R_AUX, n)
-        play_opponents(st, tm, rg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips)
+    st[i, SEAT] = seat_learner(vg, i, seat_mode, n)
+    redeals[i] = 0
+    while True:
+        reset_opponents(vg, i, opponents, n)
+        play_opponents(st, tm, rg, vg, i, opponents, P, n, p_forget, mem, window, max_turns,
+                       max_flips)
         if st[i, OVER] == 0:
             return
+        if redeals[i] == max_redeals:
+            redeals[i] = max_redeals + 1
+            return
+        redeals[i] += 1
         next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
-    raise RuntimeError("the opponents ended every deal before the learner's first flip")
 
 
 @njit(cache=True)
@@ -861,10 +837,12 @@ def venv_reset_range(
     st: np.ndarray,
     tm: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     seeds: np.ndarray,
     steps: np.ndarray,
     obs: np.ndarray,
     masks: np.ndarray,
+    redeals: np.ndarray,
     seat_mode: int,
     opponents: np.ndarray,
     cards: np.ndarray,
@@ -877,6 +855,7 @@ def venv_reset_range(
     window: int,
     max_turns: int,
     max_flips: int,
+    max_redeals: int,
     lo: int,
     hi: int,
 ) -> None:
@@ -884,9 +863,10 @@ def venv_reset_range(
     P = cards.shape[0]
     for i in range(lo, hi):
         reset_slot(st, tm, rg, i, seeds[i], cards, card_kind, n, first, p_forget)
+        seed_view(vg, i, seeds[i])
         start_episode(
-            st, tm, rg, i, seat_mode, opponents, cards, card_kind, n, first, p_forget, mem,
-            window, max_turns, max_flips,
+            st, tm, rg, vg, redeals, i, seat_mode, opponents, cards, card_kind, n, first, p_forget,
+            mem, window, max_turns, max_flips, max_redeals,
         )  # fmt: skip
         steps[i] = 0
         learner_view(st, tm, i, obs, masks, P, K, n, mem, window)
@@ -897,6 +877,7 @@ def venv_step_range(
     st: np.ndarray,
     tm: np.ndarray,
     rg: np.ndarray,
+    vg: np.ndarray,
     actions: np.ndarray,
     steps: np.ndarray,
     obs: np.ndarray,
@@ -912,6 +893,7 @@ def venv_step_range(
     final_seat: np.ndarray,
     final_turns: np.ndarray,
     final_flips: np.ndarray,
+    redeals: np.ndarray,
     seat_mode: int,
     opponents: np.ndarray,
     max_steps: int,
@@ -927,6 +909,7 @@ def venv_step_range(
     window: int,
     max_turns: int,
     max_flips: int,
+    max_redeals: int,
     lo: int,
     hi: int,
 ) -> None:
@@ -952,7 +935,7 @@ def venv_step_range(
             if st[i, OVER] == 0 and tm[i, CLOCK] >= max_flips:
                 st[i, OVER] = OVER_TRUNCATED
             play_opponents(
-                st, tm, rg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips
+                st, tm, rg, vg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips
             )
             if scheme == REWARD_SCORE:
                 reward = float(code & MATCH)
@@ -980,8 +963,8 @@ def venv_step_range(
             final_flips[i] = tm[i, CLOCK]
             next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
             start_episode(
-                st, tm, rg, i, seat_mode, opponents, cards, card_kind, n, first, p_forget,
-                mem, window, max_turns, max_flips,
+                st, tm, rg, vg, redeals, i, seat_mode, opponents, cards, card_kind, n, first,
+                p_forget, mem, window, max_turns, max_flips, max_redeals,
             )  # fmt: skip
             steps[i] = 0
         learner_view(st, tm, i, obs, masks, P, K, n, mem, window)

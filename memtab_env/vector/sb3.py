@@ -8,9 +8,11 @@ sb3-contrib asks for (through ``env_method("action_masks")``).
   (A = 28);
 - :class:`PelmanismSB3VecEnv` over
   :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv` (A = P, the deck's
-  positions).
+  positions);
+- :class:`MemoryBoardSB3VecEnv` over :class:`~memtab_env.vector.board.MemoryBoardVectorEnv`
+  (A = 2 P + 2, the board game's actions).
 
-Both are :class:`BatchedSB3VecEnv` with its ``vector_env_class`` set: one adapter for any
+All are :class:`BatchedSB3VecEnv` with its ``vector_env_class`` set: one adapter for any
 batched view with the vector envs' API (``reset``/``step``, ``_masks``, ``info`` with
 ``illegal_action``, ``final_obs`` and ``final_info`` holding ``scores`` and
 ``learner_seat``).
@@ -42,6 +44,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
+from memtab_env.vector.board import MemoryBoardVectorEnv
 from memtab_env.vector.gym_vector import MemTabVectorEnv
 from memtab_env.vector.pelmanism_gym import PelmanismVectorEnv
 
@@ -194,3 +197,11 @@ class PelmanismSB3VecEnv(BatchedSB3VecEnv):
     """
 
     vector_env_class = PelmanismVectorEnv
+
+
+class MemoryBoardSB3VecEnv(BatchedSB3VecEnv):
+    """SB3 ``VecEnv`` over :class:`~memtab_env.vector.board.MemoryBoardVectorEnv`
+    (``action_masks()``: (B, 2 P + 2) bool); arguments as :class:`MemTabSB3VecEnv`, with
+    the board game's options."""
+
+    vector_env_class = MemoryBoardVectorEnv

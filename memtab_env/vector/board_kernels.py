@@ -1,0 +1,814 @@
+"""Numba kernels of the batched Memory: The Board Game: B games as rows of one int32 matrix.
+
+The transition re-expresses :meth:`memtab_env.games.memory_board.MemoryBoard.apply_inplace`
+over one row (the scalar engine's state is a Python object that compiled loops cannot
+call), as do :func:`encode_row` for ``MemoryBoardEncoder.encode`` and :func:`legal_row` for
+``legal_mask``; ``tests/test_batched_equals_scalar.py`` holds them equal to the scalar
+view step for step. The deal, the generator streams and the forgetting streams are those
+of :mod:`memtab_env.vector.kernels` (the same columns of the generator matrix), and the
+single-agent loop is the one of the other games: the learner's action, then opponents
+until it is on turn, redeals up to ``max_redeals``.
+
+The board is data: its arrays are kernel arguments (``land``: landscape of every space,
+``kland``: landscape of every picture, ``adj``: int8 side adjacency, ``supply0``: the
+trunks of size 1..4 at the start). ``P`` spaces, ``K`` pictures, ``L`` landscapes,
+``n`` seats; actions ``0..P-1`` flip, ``P..2P-1`` place, ``2P`` end a return, ``2P+1``
+pass (:mod:`memtab_env.games.memory_board`).
+
+State matrix ``st`` (int32, one row per game)::
+
+    CURRENT, PHASE, STAGE, NPLACED, FINAL_LEFT, LAST_PAIR, TURN, CAPPED, FIRST
+                       the scalar fields of ``MemoryBoardState`` (FIRST = first_flip)
+    OVER               0 live, 1 over by the rules, 2 truncated at the AEC env's
+                       ``max_game_length``
+    SEAT               the learner's seat (single-agent view)
+    CLOCK              flips (= reveals) so far (``Memory.time``)
+    ACTIONS            actions so far (the AEC env's transitions)
+    [SUPPLY, +4)       trunks of size 1..4 left
+    [RETURNING, +4)    spaces placed in the current return, -1 unused
+    [TRUNKS, +4 * 4)   trunks of size 1..4 of each seat
+    [LASTACT, +4)      CLOCK before each seat's latest action (``none``'s threshold)
+    [HEAD, +P)         layout: picture of card c (the card dealt on space c)
+    [HEAD + P, +P)     status: 0 DOWN, 1 UP, 2 FREE, 3 PLACED
+    [HEAD + 2P, +P)    holder of card c, -1
+    [HEAD + 3P, +P)    placed: card id on space s, -1
+    [HEAD + 4P, +P)    CLOCK of space s's latest reveal (1-based), 0 never
+    [HEAD + 5P, +nP)   decay memory only: remembered bit of each (observer, space)
+    then [+nP)         greedy memory: the picture seat s's observations showed at each
+                       space, -1 unknown (``MemoryBoardGreedyAgent.seen``)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from memtab_env.boards import MAX_RETURN
+from memtab_env.games import memory_board as mb
+from memtab_env.vector import kernels as kn
+from memtab_env.vector import rng as rn
+
+MAX_PLAYERS = 4
+CURRENT = 0
+PHASE = 1
+STAGE = 2
+NPLACED = 3
+FINAL_LEFT = 4
+LAST_PAIR = 5
+TURN = 6
+CAPPED = 7
+FIRST = 8
+OVER = 9
+SEAT = 10
+CLOCK = 11
+ACTIONS = 12
+SUPPLY = 13
+RETURNING = SUPPLY + MAX_RETURN
+TRUNKS = RETURNING + MAX_RETURN
+LASTACT = TRUNKS + MAX_RETURN * MAX_PLAYERS
+HEAD = LASTACT + MAX_PLAYERS
+OVER_RULES = 1
+OVER_TRUNCATED = 2
+# apply() result bits
+TURN_OVER = 1
+GAME_OVER = 2
+#: observation blocks after the per-space ones: phase one-hot and stage one-hot sizes
+NUM_PHASES = 2 + (MAX_RETURN - 1)
+NUM_STAGES = 3
+
+
+def state_width(num_spaces: int, num_players: int, decay: bool) -> int:
+    """Columns of the state matrix."""
+    return HEAD + 5 * num_spaces + num_spaces * num_players * (2 if decay else 1)
+
+
+@njit(cache=True)
+def decay_col(observer: int, P: int) -> int:
+    return HEAD + 5 * P + P * observer
+
+
+@njit(cache=True)
+def seen_col(seat: int, P: int, n: int, decay: bool) -> int:
+    return HEAD + 5 * P + (P * n if decay else 0) + P * seat
+
+
+# =====================================================================================
+# one game: row i
+# =====================================================================================
+@njit(cache=True)
+def clear_game(st: np.ndarray, i: int, P: int, n: int, first: int, supply0: np.ndarray,
+               decay: bool) -> None:
+    """Everything but the layout as a fresh ``MemoryBoardState``, and fresh memories."""
+    st[i, CURRENT] = first
+    st[i, PHASE] = mb.CHOOSE
+    st[i, STAGE] = mb.MAIN
+    st[i, NPLACED] = 0
+    st[i, FINAL_LEFT] = 0
+    st[i, LAST_PAIR] = -1
+    st[i, TURN] = 1
+    st[i, CAPPED] = 0
+    st[i, FIRST] = -1
+    st[i, OVER] = 0
+    st[i, CLOCK] = 0
+    st[i, ACTIONS] = 0
+    for j in range(MAX_RETURN):
+        st[i, SUPPLY + j] = supply0[j]
+        st[i, RETURNING + j] = -1
+    for j in range(MAX_RETURN * MAX_PLAYERS):
+        st[i, TRUNKS + j] = 0
+    for j in range(MAX_PLAYERS):
+        st[i, LASTACT + j] = 0
+    for p in range(P):
+        st[i, HEAD + P + p] = mb.DOWN
+        st[i, HEAD + 2 * P + p] = -1
+        st[i, HEAD + 3 * P + p] = -1
+        st[i, HEAD + 4 * P + p] = 0
+    seen = seen_col(0, P, n, decay)
+    for j in range(HEAD + 5 * P, seen):
+        st[i, j] = 0
+    for j in range(seen, seen + P * n):
+        st[i, j] = -1
+
+
+@njit(cache=True)
+def new_game(st: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64, P: int, n: int,
+             first: int, supply0: np.ndarray, p_forget: float | None) -> None:
+    """The game with seed ``game_seed`` in slot ``i``: ``default_rng(game_seed)
+    .permutation(deck)`` (``MemoryBoard.new_game``), forgetting streams as the AEC env's."""
+    rg[i, kn.R_GAME_SEED] = game_seed
+    rn.seed_pcg64_buffered(rg, i, kn.R_AUX, game_seed, 0, 0, 0)
+    for k in range(P // 2):  # the deck: every picture twice, in picture order
+        st[i, HEAD + 2 * k] = k
+        st[i, HEAD + 2 * k + 1] = k
+    rn.shuffle_row(rg, i, kn.R_AUX, st, i, HEAD, P)
+    rn.seed_pcg64_buffered(rg, i, kn.R_AUX, game_seed, 1, kn.AUX_KEY, 0)
+    clear_game(st, i, P, n, first, supply0, p_forget is not None)
+    if p_forget is not None:
+        for o in range(n):
+            rn.seed_pcg64(rg, i, kn.R_MEM + rn.PCG_WORDS_64 * o, game_seed, 2, kn.MEMORY_KEY, o)
+
+
+@njit(cache=True)
+def next_game(st: np.ndarray, rg: np.ndarray, i: int, P: int, n: int, first: int,
+              supply0: np.ndarray, p_forget: float | None) -> None:
+    """The slot's next game: its seed is the next draw of the seed stream."""
+    rg[i, kn.R_GAMES] += np.uint64(1)
+    new_game(st, rg, i, rn.next_seed(rg, i, kn.R_SEEDS), P, n, first, supply0, p_forget)
+
+
+@njit(cache=True)
+def reveal(st: np.ndarray, rg: np.ndarray, i: int, pos: int, P: int, n: int,
+           p_forget: float | None) -> None:
+    """``Memory.on_action``'s reveal of ``pos`` (decay bits, clock, reveal time)."""
+    kn.remember_reveal(st, rg, i, HEAD + 5 * P, pos, P, n, p_forget)
+    st[i, CLOCK] += 1
+    st[i, HEAD + 4 * P + pos] = st[i, CLOCK]
+
+
+@njit(cache=True)
+def tree(st: np.ndarray, i: int, seat: int) -> int:
+    """Tree height of ``seat`` (sum of its trunk sizes)."""
+    h = 0
+    for s in range(MAX_RETURN):
+        h += (s + 1) * st[i, TRUNKS + MAX_RETURN * seat + s]
+    return h
+
+
+@njit(cache=True)
+def _end_turn(st: np.ndarray, i: int, P: int, n: int, again: bool, max_turns: int) -> int:
+    """``MemoryBoard._end_turn``; returns the result bits."""
+    st[i, PHASE] = mb.CHOOSE
+    code = TURN_OVER
+    stage = st[i, STAGE]
+    if stage == mb.MAIN:
+        if st[i, TURN] >= max_turns:
+            st[i, OVER] = OVER_RULES
+            st[i, CAPPED] = 1
+            code |= GAME_OVER
+        else:
+            if not again:
+                st[i, CURRENT] = (st[i, CURRENT] + 1) % n
+            st[i, TURN] += 1
+    elif stage == mb.FINAL:
+        st[i, FINAL_LEFT] -= 1
+        if st[i, FINAL_LEFT] == 0:
+            st[i, OVER] = OVER_RULES
+            code |= GAME_OVER
+        else:
+            st[i, CURRENT] = (st[i, CURRENT] + 1) % n
+            st[i, TURN] += 1
+    else:  # children's returns: the next seat in order that still holds cards
+        hcol = HEAD + 2 * P
+        for step in range(1, n + 1):
+            seat = (st[i, CURRENT] + step) % n
+            held = False
+            for c in range(P):
+                if st[i, hcol + c] == seat:
+                    held = True
+                    break
+            if held:
+                st[i, CURRENT] = seat
+                st[i, TURN] += 1
+                return code
+        st[i, OVER] = OVER_RULES
+        code |= GAME_OVER
+    return code
+
+
+@njit(cache=True)
+def _finish_return(st: np.ndarray, i: int, P: int, n: int, max_turns: int) -> int:
+    """``MemoryBoard._finish_return``: a k-trunk, else the next smaller one left."""
+    k = st[i, NPLACED]
+    for size in range(k, 0, -1):
+        if st[i, SUPPLY + size - 1] > 0:
+            st[i, SUPPLY + size - 1] -= 1
+            st[i, TRUNKS + MAX_RETURN * st[i, CURRENT] + size - 1] += 1
+            break
+    for j in range(MAX_RETURN):
+        st[i, RETURNING + j] = -1
+    st[i, NPLACED] = 0
+    return _end_turn(st, i, P, n, False, max_turns)
+
+
+@njit(cache=True)
+def apply(st: np.ndarray, rg: np.ndarray, i: int, a: int, P: int, n: int, land: np.ndarray,
+          kland: np.ndarray, children: bool, max_turns: int, max_len: int,
+          p_forget: float | None) -> int:
+    """Action ``a`` (legal: the caller checked) for the seat on turn, with the memory
+    bookkeeping of the AEC env (``Memory.on_action``) and its truncation at ``max_len``
+    actions. Returns the result bits."""
+    player = st[i, CURRENT]
+    scol = HEAD + P
+    hcol = HEAD + 2 * P
+    st[i, LASTACT + player] = st[i, CLOCK]
+    code = 0
+    if a < P:  # flip
+        reveal(st, rg, i, a, P, n, p_forget)
+        if st[i, PHASE] == mb.CHOOSE:
+            st[i, scol + a] = mb.UP
+            st[i, FIRST] = a
+            st[i, PHASE] = mb.FLIP2
+        else:
+            first = st[i, FIRST]
+            st[i, FIRST] = -1
+            if st[i, HEAD + first] == st[i, HEAD + a]:  # a pair: collect both
+                st[i, scol + first] = mb.FREE
+                st[i, scol + a] = mb.FREE
+                st[i, hcol + first] = player
+                st[i, hcol + a] = player
+                left = False
+                for q in range(P):
+                    if st[i, scol + q] == mb.DOWN:
+                        left = True
+                        break
+                if left:
+                    code = _end_turn(st, i, P, n, True, max_turns)
+                else:  # the last pair: the endgame starts with the taker
+                    st[i, LAST_PAIR] = player
+                    st[i, PHASE] = mb.CHOOSE
+                    st[i, TURN] += 1
+                    if children:
+                        st[i, STAGE] = mb.CHILDREN
+                    else:
+                        st[i, STAGE] = mb.FINAL
+                        st[i, FINAL_LEFT] = n
+                    code = TURN_OVER
+            else:
+                st[i, scol + first] = mb.DOWN
+                code = _end_turn(st, i, P, n, False, max_turns)
+    elif a < 2 * P:  # place the lowest held card of the space's landscape
+        s = a - P
+        want = land[s]
+        card = -1
+        for c in range(P):
+            if st[i, hcol + c] == player and kland[st[i, HEAD + c]] == want:
+                card = c
+                break
+        st[i, hcol + card] = -1
+        st[i, HEAD + 3 * P + s] = card
+        st[i, scol + s] = mb.PLACED
+        st[i, RETURNING + st[i, NPLACED]] = s
+        st[i, NPLACED] += 1
+        st[i, PHASE] = mb.RETURN
+        if st[i, NPLACED] == MAX_RETURN:
+            code = _finish_return(st, i, P, n, max_turns)
+    elif a == 2 * P:
+        code = _finish_return(st, i, P, n, max_turns)
+    else:  # pass
+        code = _end_turn(st, i, P, n, False, max_turns)
+    st[i, ACTIONS] += 1
+    if st[i, OVER] == 0 and st[i, ACTIONS] >= max_len:
+        st[i, OVER] = OVER_TRUNCATED
+    return code
+
+
+@njit(cache=True)
+def legal_row(st: np.ndarray, i: int, out: np.ndarray, P: int, land: np.ndarray,
+              kland: np.ndarray, adj: np.ndarray, L: int) -> int:
+    """``MemoryBoard.legal_mask`` into ``out[i]`` (int8, all zero once ended); returns the
+    number of legal actions."""
+    A = 2 * P + 2
+    for a in range(A):
+        out[i, a] = 0
+    if st[i, OVER] != 0:
+        return 0
+    scol = HEAD + P
+    count = 0
+    phase = st[i, PHASE]
+    if phase == mb.FLIP2:
+        for p in range(P):
+            d = st[i, scol + p] == mb.DOWN
+            out[i, p] = d
+            count += d
+        return count
+    player = st[i, CURRENT]
+    colours = 0  # bit l: the player holds a card of landscape l
+    hcol = HEAD + 2 * P
+    for c in range(P):
+        if st[i, hcol + c] == player:
+            colours |= 1 << kland[st[i, HEAD + c]]
+    np_ = st[i, NPLACED]
+    for s in range(P):
+        ok = (st[i, scol + s] == mb.FREE) and ((colours >> land[s]) & 1) != 0
+        if ok and phase == mb.RETURN:
+            touch = False
+            for j in range(np_):
+                if adj[st[i, RETURNING + j], s]:
+                    touch = True
+            ok = touch
+        if ok:
+            out[i, P + s] = 1
+            count += 1
+    if phase == mb.RETURN:
+        out[i, 2 * P] = 1
+        count += 1
+    elif st[i, STAGE] == mb.MAIN:
+        for p in range(P):
+            d = st[i, scol + p] == mb.DOWN
+            out[i, p] = d
+            count += d
+    elif st[i, STAGE] == mb.FINAL:
+        out[i, 2 * P + 1] = 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def memory_threshold(st: np.ndarray, i: int, observer: int, mem: int, window: int) -> int:
+    """:func:`~memtab_env.vector.kernels.threshold` of ``observer`` in game ``i``."""
+    return kn.threshold(mem, window, st[i, CLOCK], st[i, LASTACT + observer])
+
+
+@njit(cache=True)
+def visible_picture(st: np.ndarray, i: int, p: int, P: int, thr: int, decay: bool,
+                    dcol: int) -> int:
+    """The picture the observer sees at space ``p`` (face up, or face down and
+    remembered), -1 if none."""
+    s = st[i, HEAD + P + p]
+    if s == mb.UP:
+        return st[i, HEAD + p]
+    if s == mb.DOWN:
+        rem = st[i, HEAD + 4 * P + p] > thr
+        if decay:
+            rem = rem or st[i, dcol + p] != 0
+        if rem:
+            return st[i, HEAD + p]
+    return -1
+
+
+@njit(cache=True)
+def result_bits(st: np.ndarray, i: int, P: int, n: int) -> int:
+    """``MemoryBoard.winners``: highest tree, then more collected cards; bit 1 + seat."""
+    best = -1
+    for j in range(n):
+        best = max(best, tree(st, i, j))
+    most = -1
+    for j in range(n):
+        if tree(st, i, j) == best:
+            held = 0
+            for c in range(P):
+                held += st[i, HEAD + 2 * P + c] == j
+            most = max(most, held)
+    bits = 0
+    for j in range(n):
+        if tree(st, i, j) == best:
+            held = 0
+            for c in range(P):
+                held += st[i, HEAD + 2 * P + c] == j
+            if held == most:
+                bits |= 1 << (1 + j)
+    return bits
+
+
+@njit(cache=True)
+def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K: int,
+               n: int, land: np.ndarray, kland: np.ndarray, L: int, mem: int,
+               window: int) -> None:
+    """``MemoryBoardEncoder.encode(state, observer, remembered)`` into ``out[i]`` (the
+    index table is the encoder's docstring)."""
+    for j in range(out.shape[1]):
+        out[i, j] = 0
+    pic = 4 * P
+    taken = pic + P * K
+    lcol = taken + K
+    ret = lcol + P * L
+    col = ret + P
+    trees = col + n * L
+    sup = trees + n
+    phase = sup + MAX_RETURN
+    stage = phase + NUM_PHASES
+    fdone = stage + NUM_STAGES
+    turn = fdone + n
+    thr = memory_threshold(st, i, observer, mem, window)
+    decay = mem == kn.MEM_DECAY
+    dcol = decay_col(observer, P)
+    for p in range(P):
+        s = st[i, HEAD + P + p]
+        out[i, 4 * p + s] = 1
+        k = visible_picture(st, i, p, P, thr, decay, dcol)
+        if k >= 0:
+            out[i, pic + p * K + k] = 1
+        if s == mb.FREE or s == mb.PLACED:
+            out[i, taken + st[i, HEAD + p]] = 1
+        out[i, lcol + p * L + land[p]] = 1
+        h = st[i, HEAD + 2 * P + p]
+        if h >= 0:
+            rel = (h - observer + n) % n
+            out[i, col + rel * L + kland[st[i, HEAD + p]]] += 1
+    for j in range(st[i, NPLACED]):
+        out[i, ret + st[i, RETURNING + j]] = 1
+    for j in range(n):
+        out[i, trees + (j - observer + n) % n] = tree(st, i, j)
+    for j in range(MAX_RETURN):
+        out[i, sup + j] = st[i, SUPPLY + j]
+    if st[i, OVER] == 0:
+        ph = st[i, PHASE]
+        if ph == mb.CHOOSE:
+            out[i, phase] = 1
+        elif ph == mb.FLIP2:
+            out[i, phase + 1] = 1
+        else:
+            out[i, phase + 1 + st[i, NPLACED]] = 1
+        out[i, turn + (st[i, CURRENT] - observer + n) % n] = 1
+    out[i, stage + st[i, STAGE]] = 1
+    if st[i, STAGE] == mb.FINAL:
+        for k in range(n - st[i, FINAL_LEFT]):
+            seat = (st[i, LAST_PAIR] + k) % n
+            out[i, fdone + (seat - observer + n) % n] = 1
+
+
+@njit(cache=True)
+def random_action(st: np.ndarray, rg: np.ndarray, i: int, scratch: np.ndarray, P: int,
+                  land: np.ndarray, kland: np.ndarray, adj: np.ndarray, L: int, o: int) -> int:
+    """``MemoryBoardRandomAgent.act``: ``legal[rng.integers(len(legal))]`` from the stream at
+    column ``o`` (the mask is written into ``scratch[i]``)."""
+    count = legal_row(st, i, scratch, P, land, kland, adj, L)
+    j = rn.integers_small(rg, i, o, count)
+    for a in range(2 * P + 2):
+        if scratch[i, a]:
+            if j == 0:
+                return a
+            j -= 1
+    return -1
+
+
+@njit(cache=True)
+def trunk_for(k: int, st: np.ndarray, i: int) -> int:
+    """``memory_board_agents.trunk_for``: the trunk a return of ``k`` cards earns now."""
+    for size in range(min(k, MAX_RETURN), 0, -1):
+        if st[i, SUPPLY + size - 1] > 0:
+            return size
+    return 0
+
+
+@njit(cache=True)
+def _options(group: np.ndarray, m: int, free: np.ndarray, nbr: np.ndarray, out: np.ndarray) -> int:
+    """The free side neighbours of ``group[:m]`` not in it, ascending, into ``out``."""
+    cnt = 0
+    for j in range(m):
+        for d in range(nbr.shape[1]):
+            t = nbr[group[j], d]
+            if t < 0 or not free[t]:
+                continue
+            dup = False
+            for q in range(m):
+                dup |= group[q] == t
+            for q in range(cnt):
+                dup |= out[q] == t
+            if dup:
+                continue
+            q = cnt
+            while q > 0 and out[q - 1] > t:  # insertion keeps them sorted
+                out[q] = out[q - 1]
+                q -= 1
+            out[q] = t
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def best_group(free: np.ndarray, budget: np.ndarray, start: np.ndarray, ns: int, limit: int,
+               land: np.ndarray, nbr: np.ndarray, best: np.ndarray) -> int:
+    """``memory_board_agents.best_group`` into ``best``; returns its length. The same
+    depth-first search in the same order (seeds, then sorted extensions), without the
+    agent's memo of visited sets: a set met again only leads to sets already met, which
+    can neither be larger than the best so far nor reach the limit first, so the result
+    is the same."""
+    left = budget.copy()
+    group = np.empty(MAX_RETURN, dtype=np.int64)
+    opts = np.empty((MAX_RETURN + 1, 4 * MAX_RETURN), dtype=np.int64)
+    cnt = np.zeros(MAX_RETURN + 1, dtype=np.int64)
+    idx = np.zeros(MAX_RETURN + 1, dtype=np.int64)
+    for j in range(ns):
+        group[j] = start[j]
+        best[j] = start[j]
+    best_len = ns
+    P = free.shape[0]
+    seeds = 1 if ns > 0 else P
+    for s0 in range(seeds):
+        m0 = ns
+        if ns == 0:
+            if not free[s0] or left[land[s0]] <= 0:
+                continue
+            left[land[s0]] -= 1
+            group[0] = s0
+            m0 = 1
+        m = m0
+        done = False
+        while True:  # visit group[:m]
+            if m > best_len:
+                for j in range(m):
+                    best[j] = group[j]
+                best_len = m
+            if m >= limit:
+                done = True
+                break
+            cnt[m] = _options(group, m, free, nbr, opts[m])
+            idx[m] = 0
+            descended = False
+            while not descended:
+                if idx[m] < cnt[m]:
+                    t = opts[m, idx[m]]
+                    idx[m] += 1
+                    if left[land[t]] > 0:
+                        left[land[t]] -= 1
+                        group[m] = t
+                        m += 1
+                        descended = True
+                elif m == m0:
+                    break
+                else:  # back to the parent, undoing its last extension
+                    m -= 1
+                    left[land[group[m]]] += 1
+            if not descended:
+                break
+        if done:
+            break
+        if ns == 0:
+            left[land[s0]] += 1
+    return best_len
+
+
+@njit(cache=True)
+def _plan(free: np.ndarray, budget: np.ndarray, start: np.ndarray, ns: int, land: np.ndarray,
+          nbr: np.ndarray, best: np.ndarray, st: np.ndarray, i: int) -> int:
+    """``MemoryBoardGreedyAgent._plan``: the smallest group (from ``start``) that earns the
+    best trunk reachable, into ``best``; returns its length."""
+    g = best_group(free, budget, start, ns, MAX_RETURN, land, nbr, best)
+    if g <= ns:
+        return g
+    trunk = trunk_for(g, st, i)
+    size = g
+    for k in range(1, g + 1):
+        if trunk_for(k, st, i) == trunk:
+            size = k
+            break
+    size = max(size, ns)
+    if size < g:
+        g = best_group(free, budget, start, ns, size, land, nbr, best)
+    return g
+
+
+@njit(cache=True)
+def _unknown_flip(st: np.ndarray, i: int, scratch: np.ndarray, P: int, seen: int) -> int:
+    """The lowest legal flip whose picture the seat has not seen, else the lowest legal
+    flip (-1 if none)."""
+    for p in range(P):
+        if scratch[i, p] and st[i, seen + p] < 0:
+            return p
+    for p in range(P):
+        if scratch[i, p]:
+            return p
+    return -1
+
+
+@njit(cache=True)
+def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, land: np.ndarray,
+                  kland: np.ndarray, adj: np.ndarray, nbr: np.ndarray, L: int, mem: int,
+                  window: int) -> int:
+    """``MemoryBoardGreedyAgent.act`` of the seat on turn in game ``i``: its observation
+    under the memory model updates its own memory (the seat's ``seen`` row), then the
+    agent's rule (:mod:`memtab_env.agents.memory_board_agents`) on what it has seen.
+    The legal mask is written into ``scratch[i]``."""
+    seat = st[i, CURRENT]
+    legal_row(st, i, scratch, P, land, kland, adj, L)
+    thr = memory_threshold(st, i, seat, mem, window)
+    decay = mem == kn.MEM_DECAY
+    dcol = decay_col(seat, P)
+    seen = seen_col(seat, P, n, decay)
+    scol = HEAD + P
+    for p in range(P):
+        k = visible_picture(st, i, p, P, thr, decay, dcol)
+        if k >= 0:
+            st[i, seen + p] = k
+    phase = st[i, PHASE]
+    stage = st[i, STAGE]
+    if phase == mb.FLIP2:
+        up = -1
+        for p in range(P):
+            if st[i, scol + p] == mb.UP:
+                up = p
+                break
+        want = st[i, seen + up] if up >= 0 else -2
+        for p in range(P):
+            if scratch[i, p] and st[i, seen + p] == want:
+                return p
+        return _unknown_flip(st, i, scratch, P, seen)
+    free = np.zeros(P, dtype=np.bool_)
+    for p in range(P):
+        free[p] = st[i, scol + p] == mb.FREE and (phase != mb.CHOOSE or scratch[i, P + p] != 0)
+    budget = np.zeros(L, dtype=np.int64)
+    for c in range(P):
+        if st[i, HEAD + 2 * P + c] == seat:
+            budget[kland[st[i, HEAD + c]]] += 1
+    ns = st[i, NPLACED]
+    start = np.empty(MAX_RETURN, dtype=np.int64)
+    for j in range(ns):  # the spaces of the return so far, ascending (as the observation)
+        t = st[i, RETURNING + j]
+        q = j
+        while q > 0 and start[q - 1] > t:
+            start[q] = start[q - 1]
+            q -= 1
+        start[q] = t
+    best = np.empty(MAX_RETURN, dtype=np.int64)
+    if phase == mb.RETURN:
+        g = _plan(free, budget, start, ns, land, nbr, best, st, i)
+        for j in range(ns, g):
+            if scratch[i, P + best[j]]:
+                return P + best[j]
+        return 2 * P
+    if stage == mb.MAIN:
+        counts = np.zeros(P, dtype=np.int64)
+        for p in range(P):
+            if st[i, scol + p] == mb.DOWN and st[i, seen + p] >= 0:
+                counts[st[i, seen + p]] += 1
+        for p in range(P):
+            if st[i, scol + p] == mb.DOWN and st[i, seen + p] >= 0 and counts[st[i, seen + p]] >= 2:
+                return p
+        g = _plan(free, budget, start, 0, land, nbr, best, st, i)
+        top = trunk_for(MAX_RETURN, st, i)
+        if g > 0 and top > 0 and trunk_for(g, st, i) == top:
+            return P + best[0]
+        return _unknown_flip(st, i, scratch, P, seen)
+    g = _plan(free, budget, start, 0, land, nbr, best, st, i)
+    if g > 0 and (stage == mb.CHILDREN or trunk_for(g, st, i) > 0):
+        return P + best[0]
+    if scratch[i, 2 * P + 1]:
+        return 2 * P + 1
+    for a in range(2 * P + 2):
+        if scratch[i, a]:
+            return a
+    return -1
+
+
+# =====================================================================================
+# the single-agent view
+# =====================================================================================
+@njit(cache=True)
+def play_opponents(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, i: int, scratch: np.ndarray,
+                   opponents: np.ndarray, P: int, n: int, land: np.ndarray, kland: np.ndarray,
+                   adj: np.ndarray, nbr: np.ndarray, L: int, children: bool, max_turns: int,
+                   max_len: int, p_forget: float | None, mem: int, window: int) -> None:
+    """Opponents act until the learner (``SEAT``) is on turn or the game has ended.
+    ``opponents[k]`` is the policy code of the seat ``k`` places after the learner."""
+    seat = st[i, SEAT]
+    while st[i, OVER] == 0 and st[i, CURRENT] != seat:
+        k = (st[i, CURRENT] - seat + n) % n
+        if opponents[k] == kn.OPP_GREEDY:
+            a = greedy_action(st, i, scratch, P, n, land, kland, adj, nbr, L, mem, window)
+        else:
+            a = random_action(st, vg, i, scratch, P, land, kland, adj, L, kn.opponent_stream(k))
+        apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
+
+
+@njit(cache=True)
+def start_episode(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, redeals: np.ndarray, i: int,
+                  scratch: np.ndarray, seat_mode: int, opponents: np.ndarray, P: int, n: int,
+                  first: int, supply0: np.ndarray, land: np.ndarray, kland: np.ndarray,
+                  adj: np.ndarray, nbr: np.ndarray, L: int, children: bool, max_turns: int,
+                  max_len: int, p_forget: float | None, mem: int, window: int,
+                  max_redeals: int) -> None:
+    """``SingleAgentEnv.reset`` in the fresh game of slot ``i``, as
+    :func:`memtab_env.vector.kernels.start_episode`."""
+    st[i, SEAT] = kn.seat_learner(vg, i, seat_mode, n)
+    redeals[i] = 0
+    while True:
+        kn.reset_opponents(vg, i, opponents, n)
+        play_opponents(st, rg, vg, i, scratch, opponents, P, n, land, kland, adj, nbr, L, children,
+                       max_turns, max_len, p_forget, mem, window)
+        if st[i, OVER] == 0:
+            return
+        if redeals[i] == max_redeals:
+            redeals[i] = max_redeals + 1
+            return
+        redeals[i] += 1
+        next_game(st, rg, i, P, n, first, supply0, p_forget)
+
+
+@njit(cache=True, nogil=True)
+def venv_reset_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, seeds: np.ndarray,
+                     steps: np.ndarray,
+                     obs: np.ndarray, masks: np.ndarray, redeals: np.ndarray, seat_mode: int,
+                     opponents: np.ndarray, K: int, n: int, first: int, supply0: np.ndarray,
+                     land: np.ndarray, kland: np.ndarray, adj: np.ndarray, nbr: np.ndarray,
+                     L: int, children: bool, max_turns: int, max_len: int,
+                     p_forget: float | None, mem: int, window: int, max_redeals: int, lo: int,
+                     hi: int) -> None:
+    """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
+    P = land.shape[0]
+    for i in range(lo, hi):
+        kn.seed_slot(rg, i, seeds[i])
+        kn.seed_view(vg, i, seeds[i])
+        new_game(st, rg, i, seeds[i], P, n, first, supply0, p_forget)
+        start_episode(st, rg, vg, redeals, i, masks, seat_mode, opponents, P, n, first, supply0,
+                      land, kland, adj, nbr, L, children, max_turns, max_len, p_forget, mem,
+                      window, max_redeals)
+        steps[i] = 0
+        encode_row(st, i, st[i, SEAT], obs, P, K, n, land, kland, L, mem, window)
+        legal_row(st, i, masks, P, land, kland, adj, L)
+
+
+@njit(cache=True, nogil=True)
+def venv_step_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, actions: np.ndarray,
+                    steps: np.ndarray,
+                    obs: np.ndarray, masks: np.ndarray, rewards: np.ndarray,
+                    terminated: np.ndarray, truncated: np.ndarray, illegal: np.ndarray,
+                    final_obs: np.ndarray, final_scores: np.ndarray, final_bits: np.ndarray,
+                    final_seed: np.ndarray, final_seat: np.ndarray, final_flips: np.ndarray,
+                    redeals: np.ndarray, seat_mode: int, opponents: np.ndarray, max_steps: int,
+                    penalty: float, scheme: int, K: int, n: int, first: int,
+                    supply0: np.ndarray, land: np.ndarray, kland: np.ndarray, adj: np.ndarray,
+                    nbr: np.ndarray, L: int, children: bool, max_turns: int, max_len: int,
+                    p_forget: float | None, mem: int, window: int, max_redeals: int, lo: int,
+                    hi: int) -> None:
+    """One learner step in envs ``lo..hi-1`` with same-step autoreset, as
+    :func:`memtab_env.vector.pelmanism_kernels.venv_step_range`: an illegal action (not
+    in the learner's mask, ``masks[i]``) costs ``penalty`` and changes nothing; a legal
+    one is applied, then the opponents act. Reward: the ``win`` share at the end, the
+    change of the learner's tree (``score``), or -1 when its action ended its turn
+    (``turns``)."""
+    P = land.shape[0]
+    A = 2 * P + 2
+    for i in range(lo, hi):
+        a = actions[i]
+        seat = st[i, SEAT]
+        reward = 0.0
+        if 0 <= a < A and masks[i, a] != 0:
+            illegal[i] = False
+            before = tree(st, i, seat)
+            code = apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
+            play_opponents(st, rg, vg, i, masks, opponents, P, n, land, kland, adj, nbr, L,
+                           children, max_turns, max_len, p_forget, mem, window)
+            if scheme == kn.REWARD_SCORE:
+                reward = float(tree(st, i, seat) - before)
+            elif scheme == kn.REWARD_TURNS and code & TURN_OVER:
+                reward = -1.0
+            if st[i, OVER] == OVER_RULES and scheme == kn.REWARD_WIN:
+                reward = kn.win_reward(result_bits(st, i, P, n), seat, n)
+        else:
+            illegal[i] = True
+            reward = penalty
+        steps[i] += 1
+        term = st[i, OVER] == OVER_RULES
+        trunc = steps[i] >= max_steps or st[i, OVER] == OVER_TRUNCATED
+        rewards[i] = reward
+        terminated[i] = term
+        truncated[i] = trunc
+        if term or trunc:
+            encode_row(st, i, seat, final_obs, P, K, n, land, kland, L, mem, window)
+            for j in range(n):
+                final_scores[i, j] = tree(st, i, j)
+            final_bits[i] = result_bits(st, i, P, n) if term else 0
+            final_seed[i] = rg[i, kn.R_GAME_SEED]
+            final_seat[i] = seat
+            final_flips[i] = st[i, CLOCK]
+            next_game(st, rg, i, P, n, first, supply0, p_forget)
+            start_episode(st, rg, vg, redeals, i, masks, seat_mode, opponents, P, n, first,
+                          supply0, land, kland, adj, nbr, L, children, max_turns, max_len,
+                          p_forget, mem, window, max_redeals)
+            steps[i] = 0
+        encode_row(st, i, st[i, SEAT], obs, P, K, n, land, kland, L, mem, window)
+        legal_row(st, i, masks, P, land, kland, adj, L)
+
+
+kn.invalidate_stale_cache(globals(), [rn, kn, mb], "board_vector_kernels.deps")
