@@ -20,8 +20,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 START, END = "<!-- configs:start -->", "<!-- configs:end -->"
-#: configs that only exist for the smoke tests of every algorithm (not listed)
-SMOKE_CONFIGS = ("ppo", "dqn")
+#: configs that only exist for the smoke tests of every algorithm (not listed), and the
+#: memory study's config (not a training config: memtab study)
+SMOKE_CONFIGS = ("ppo", "dqn", "study")
 #: listed first: the README's first command runs it
 FIRST = "quick"
 ALGO_NAMES = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "recurrent_ppo": "RecurrentPPO", "dqn": "DQN"}

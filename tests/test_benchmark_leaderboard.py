@@ -115,13 +115,18 @@ def test_too_few_deals_and_duplicates_are_refused(results, tmp_path):
 
 # --- the committed results ---------------------------------------------------------------
 
-COMMITTED = sorted((ROOT / "results").rglob("*.json")) if (ROOT / "results").is_dir() else []
+COMMITTED = sorted(p for p in (ROOT / "results").rglob("*.json")
+                   if "study" not in p.relative_to(ROOT / "results").parts) \
+    if (ROOT / "results").is_dir() else []
 
 
 @pytest.mark.skipif(not COMMITTED, reason="no committed results")
 def test_committed_leaderboard_is_current():
+    from memtab_env.study import collect_runs
+
     entries = leaderboard.collect(ROOT / "results", replay=False)
-    assert leaderboard.render(entries, ROOT) == (ROOT / "LEADERBOARD.md").read_text(), (
+    study_runs = collect_runs(ROOT / "results" / "study")
+    assert leaderboard.render(entries, ROOT, study_runs) == (ROOT / "LEADERBOARD.md").read_text(), (
         "stale LEADERBOARD.md: run memtab leaderboard")
 
 

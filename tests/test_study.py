@@ -92,7 +92,7 @@ def test_run_files_are_checked_as_untrusted_data(tmp_path: Path) -> None:
     for bad, message in [
         ({**good, "format": "memtab-study-run/9"}, "format must be"),
         ({**good, "final": good["final"][:2]}, "one entry per seed"),
-        ({**good, "final": [{"score": float("nan")}] * 3}, "must be finite|not valid JSON"),
+        ({**good, "final": [{"score": float("nan")}] * 3}, "must be finite|NaN is not a JSON number"),
         ({**good, "curves": [[{"timesteps": "0", "score": 0.0}]] * 3}, "curves"),
         ({k: v for k, v in good.items() if k != "model"}, "missing field 'model'"),
     ]:

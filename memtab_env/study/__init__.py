@@ -208,9 +208,16 @@ def study_from_dict(data: Any, where: str = "study") -> Study:
 
 
 def load_study(path: str | Path) -> Study:
-    """Read and check the study YAML ``path`` (safe YAML, size-limited)."""
+    """Read and check the study YAML ``path`` (safe YAML, size-limited): a file, or the
+    name of a shipped config (``study``: the package's copy of ``configs/study.yaml``)."""
     import yaml
 
+    from memtab_env.train.config import ConfigError, config_path
+
+    try:
+        path = config_path(path)
+    except ConfigError as exc:
+        raise StudyError(str(exc)) from None
     text = untrusted.decode(untrusted.read_bytes(path, StudyError, MAX_FILE_BYTES), str(path), StudyError)
     try:
         data = yaml.safe_load(text)

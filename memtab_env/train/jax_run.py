@@ -61,9 +61,9 @@ def ppo_config(cfg: Config) -> Any:
         num_devices=cfg.jax_devices)
     try:
         config = PPOConfig(**fields).check()
-        from memtab_env.jax.ppo import make_view
+        from memtab_env.jax.ppo import make_policy
 
-        make_view(config)  # the game checks its options
+        make_policy(config)  # the game checks its options, memax its model name
     except (InvalidOptionError, TypeError, ValueError) as exc:
         raise ConfigError(f"algo jax_ppo: {exc}") from None
     return config
@@ -82,7 +82,7 @@ def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any]
     trainer = Trainer(config)
     if latest is not None:
         state = manifest.check(ckpt_dir / latest["state"], "training state")
-        trainer.runner = load_runner(state, trainer.runner)
+        trainer.runner = trainer.place(load_runner(state, trainer.initial_runner()))
         print(f"resuming {run_dir} from step {trainer.timesteps:_}")
     else:
         print(f"run {run_dir}")
