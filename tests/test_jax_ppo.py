@@ -136,8 +136,6 @@ def test_checkpoints_are_data_and_agents_make_plays_them(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(("env_id", "options", "opponents"), [
     ("MemTab-v0", {"num_players": 2, "memory": "none"}, "greedy"),
-    ("Pelmanism-v0", {"num_players": 1, "deck": "pairs:3", "memory": "window:2", "reward": "turns"},
-     "random"),
 ])
 def test_jax_evaluation_plays_as_the_agent_plays_through_the_aec_env(
         tmp_path: Path, env_id: str, options: dict, opponents: str) -> None:

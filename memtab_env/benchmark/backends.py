@@ -228,8 +228,10 @@ def _tracked(job: Job, index: int, folder: str) -> list[dict[str, Any]]:
     """:func:`run_job` in a worker, leaving ``folder/<pid>`` with the job's index while it
     runs: the job of a worker that dies can then be named."""
     mark = os.path.join(folder, str(os.getpid()))
-    with open(mark, "w") as f:
+    tmp = os.path.join(folder, f".{os.getpid()}.tmp")  # renamed: a mark is never seen half written
+    with open(tmp, "w") as f:
         f.write(str(index))
+    os.replace(tmp, mark)
     out = run_job(job)
     os.unlink(mark)
     return out
