@@ -15,11 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memtab_env.train.config import BATCHED_OPPONENTS, SELF, Config, ConfigError
+from memtab_env.train.config import SELF, Config, ConfigError
 from memtab_env.train.manifest import Manifest, write_atomic
-
-#: the opponents the JAX single-agent view plays inside its compiled step
-JAX_OPPONENTS = BATCHED_OPPONENTS
 
 
 def ppo_config(cfg: Config) -> Any:
@@ -28,7 +25,10 @@ def ppo_config(cfg: Config) -> Any:
     from memtab_env.errors import InvalidOptionError
     from memtab_env.jax import GAMES
     from memtab_env.jax.ppo import PPOConfig
+    from memtab_env.jax.single_agent import OPPONENTS
 
+    # the JAX view's named opponents; its "pool" is the config's SELF
+    JAX_OPPONENTS = tuple(o for o in OPPONENTS if o != "pool")  # noqa: N806
     if cfg.env_id not in GAMES:
         raise ConfigError(f"algo jax_ppo trains {sorted(GAMES)} (the JAX backend's games), not {cfg.env_id}")
     mix = {name: w for name, w in cfg.opponents.items() if w > 0}
