@@ -28,8 +28,9 @@ def test_the_shipped_study_config_is_the_protocol_the_issue_asks_for() -> None:
         "MLP", "Stack", "LSTM", "GRU", "FFM", "Attention"} and (
         {"LRU", "S6"} & {m["memory_model"] for m in s.models.values()})
     assert set(s.memories) == {"none", "window:4"} and s.reference == {"model": "MLP", "memory": "perfect"}
-    assert set(s.tracks) == {"pelmanism-solo-none", "memtab-2p-none"}
-    cells = s.cells()
+    grid = [t for t, track in s.tracks.items() if not track.follow_up]
+    assert set(grid) == {"pelmanism-solo-none", "memtab-2p-none"}
+    cells = s.cells(tracks=grid)
     assert len(cells) == 2 * (2 * len(s.models) + 1)
     assert ("memtab-2p-none", "perfect", "MLP") in cells
     assert len(s.cells(tracks=["memtab-2p-none"], models=["GRU"])) == 2
@@ -46,6 +47,10 @@ def test_the_shipped_study_config_is_the_protocol_the_issue_asks_for() -> None:
     (lambda d: d["tracks"].update({"no-such-track": {**d["tracks"]["memtab-2p-none"]}}),
      "needs a benchmark track of that id"),
     (lambda d: d["tracks"]["pelmanism-solo-none"].update(timesteps="many"), "must be int"),
+    (lambda d: d["tracks"]["pelmanism-solo-none"].update(models=["Telepathy"]),
+     "models must be a list of distinct names among"),
+    (lambda d: d["tracks"]["pelmanism-solo-none"].update(memories=["none", "none"]),
+     "memories must be a list of distinct names among"),
 ])
 def test_study_config_errors_name_the_field(change, message) -> None:
     data = copy.deepcopy(_shipped())
@@ -54,6 +59,17 @@ def test_study_config_errors_name_the_field(change, message) -> None:
         study.study_from_dict(data, "study.yaml")
     with pytest.raises(StudyError, match="unknown model"):
         study.study_from_dict(_shipped()).cells(models=["Telepathy"])
+
+
+def test_a_follow_up_track_trains_only_the_cells_it_names() -> None:
+    data = copy.deepcopy(_shipped())
+    data["tracks"] = {"long": {**data["tracks"]["pelmanism-solo-none"], "timesteps": 10_000,
+                               "models": ["GRU", "LRU"], "memories": ["none"]},
+                      "pelmanism-solo-none": data["tracks"]["pelmanism-solo-none"]}
+    s = study.study_from_dict(data)
+    assert s.tracks["long"].follow_up and not s.tracks["pelmanism-solo-none"].follow_up
+    assert s.cells(tracks=["long"]) == [("long", "none", "GRU"), ("long", "none", "LRU")]
+    assert ("pelmanism-solo-none", "perfect", "MLP") in s.cells()
 
 
 def test_solo_scores_run_from_random_play_to_the_exact_optimum() -> None:
@@ -95,6 +111,7 @@ def test_run_files_are_checked_as_untrusted_data(tmp_path: Path) -> None:
         ({**good, "final": [{"score": float("nan")}] * 3}, "must be finite|NaN is not a JSON number"),
         ({**good, "curves": [[{"timesteps": "0", "score": 0.0}]] * 3}, "curves"),
         ({k: v for k, v in good.items() if k != "model"}, "missing field 'model'"),
+        ({**good, "follow_up": "yes"}, "follow_up must be true or false"),
     ]:
         path.write_text(json.dumps(bad))
         with pytest.raises(StudyError, match=message):
@@ -114,7 +131,15 @@ def test_the_leaderboard_section_ranks_cells_by_iqm_with_intervals() -> None:
     # IQM of 0.1 .. 0.5 (trim a quarter each side): mean of 0.2, 0.3, 0.4
     assert "| 1 | `none` | GRU | 5 | 0.30 |" in text
     assert "### Across tracks" in text
+    assert "| `none` | GRU |" in text.split("### Across tracks")[1]
     assert study.leaderboard_section([]) == []
+    # a follow-up track is ranked on its own and left out of the across-tracks table
+    long = {**_run("pelmanism-long", "none", "GRU", [0.9] * 5), "follow_up": True}
+    text = "\n".join(study.leaderboard_section([*runs, long]))
+    assert "### pelmanism-long" in text
+    across = text.split("### Across tracks")[1]
+    assert "| `none` | GRU |" in across and "0.90" not in across
+    assert "### Across tracks" not in "\n".join(study.leaderboard_section(runs[:2] + [long]))
 
 
 def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(tmp_path: Path) -> None:

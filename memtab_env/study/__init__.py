@@ -82,6 +82,15 @@ class StudyTrack:
     """the training opponents (built-in JAX opponents: ``random`` or ``greedy``)"""
     learner_seat: int | str = "random"
     description: str = ""
+    models: tuple[str, ...] = ()
+    """only these architectures of the study (empty: all of them, plus the reference)"""
+    memories: tuple[str, ...] = ()
+    """only these memory models of the study (empty: all of them, plus the reference); a
+    track restricted by either is a follow-up: its cells are those named, no reference"""
+
+    @property
+    def follow_up(self) -> bool:
+        return bool(self.models or self.memories)
 
 
 @dataclass(frozen=True)
@@ -111,14 +120,26 @@ class Study:
             if unknown:
                 raise StudyError(f"unknown {kind}(s) {unknown}; the study has {list(known)}")
         out = []
-        for t in self.tracks:
+        for t, track in self.tracks.items():
             if tracks and t not in tracks:
                 continue
-            pairs = [(mem, m) for mem in self.memories for m in self.models]
-            pairs.append((self.reference["memory"], self.reference["model"]))
+            pairs = [(mem, m) for mem in track.memories or self.memories
+                     for m in track.models or self.models]
+            if not track.follow_up:
+                pairs.append((self.reference["memory"], self.reference["model"]))
             out += [(t, mem, m) for mem, m in pairs
                     if (not models or m in models) and (not memories or mem in memories)]
         return out
+
+
+def _subset(spec: dict[str, Any], key: str, allowed: Sequence[str], where: str) -> list[str]:
+    """A track's ``models`` or ``memories``: distinct names the study defines."""
+    chosen = spec.get(key, [])
+    if not isinstance(chosen, list) or len(set(map(str, chosen))) != len(chosen) \
+            or any(c not in allowed for c in chosen):
+        raise StudyError(f"{where}: {key} must be a list of distinct names among "
+                         f"{list(allowed)}, got {chosen!r:.80}")
+    return chosen
 
 
 def _require(data: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -180,7 +201,9 @@ def study_from_dict(data: Any, where: str = "study") -> Study:
                            timesteps=_require(spec, "timesteps", int, at),
                            opponents=spec.get("opponents", "random"),
                            learner_seat=spec.get("learner_seat", "random"),
-                           description=str(spec.get("description", "")))
+                           description=str(spec.get("description", "")),
+                           models=tuple(_subset(spec, "models", models, at)),
+                           memories=tuple(_subset(spec, "memories", memories, at)))
         if track.score not in SCORES:
             raise StudyError(f"{at}: score must be one of {list(SCORES)}, got {track.score!r}")
         if "memory" in track.options:
@@ -288,6 +311,8 @@ def load_run(path: Path) -> dict[str, Any]:
     for key, kind in (("track", str), ("memory", str), ("model", str), ("seeds", list),
                       ("final", list), ("curves", list), ("timesteps", int)):
         _require(run, key, kind, where)
+    if not isinstance(run.get("follow_up", False), bool):
+        raise StudyError(f"{where}: follow_up must be true or false")
     n = len(run["seeds"])
     if n == 0 or len(run["final"]) != n or len(run["curves"]) != n:
         raise StudyError(f"{where}: seeds, final and curves must have one entry per seed")
@@ -363,18 +388,21 @@ def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
             lines.append(f"| {rank} | `{memory}` | {model} | {v['seeds']} | {v['iqm']:.2f} | "
                          f"[{v['lo']:.2f}, {v['hi']:.2f}] |")
         lines.append("")
-    if len(tracks) > 1:
+    grid = [t for t in tracks if not any(r.get("follow_up") for r in runs if r["track"] == t)]
+    if len(grid) > 1:
         lines += ["### Across tracks", "",
-                  "Per memory model and architecture present on every track: IQM over seeds x "
-                  "tracks, 95% stratified-bootstrap interval (strata: tracks).", "",
+                  "Per memory model and architecture present on every track of the full grid "
+                  "(follow-up tracks left out): IQM over seeds x tracks, 95% "
+                  "stratified-bootstrap interval (strata: tracks).", "",
                   "| memory model | architecture | IQM normalised | 95% interval |",
                   "|---|---|---|---|"]
-        pairs = sorted({(r["memory"], r["model"]) for r in runs})
+        mine = [r for r in runs if r["track"] in grid]
+        pairs = sorted({(r["memory"], r["model"]) for r in mine})
         rows = []
         for memory, model in pairs:
-            strata = [[f["score"] for f in r["final"]] for r in runs
+            strata = [[f["score"] for f in r["final"]] for r in mine
                       if r["memory"] == memory and r["model"] == model]
-            if len(strata) == len(tracks):
+            if len(strata) == len(grid):
                 point, lo, hi = stratified_bootstrap(strata)
                 rows.append((-point, memory, model, lo, hi))
         for neg, memory, model, lo, hi in sorted(rows):

@@ -143,6 +143,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         "format": RUN_FORMAT,
         "track": track_id,
         "description": track.description,
+        "follow_up": track.follow_up,
         "memory": memory,
         "model": model,
         "seeds": list(study.seeds),
