@@ -355,7 +355,7 @@ def popgym_memory() -> int:
 def pelmanism_table(seconds: float, repeats: int) -> None:
     """The batched Pelmanism engine (standard deck) next to the scalar Pelmanism envs."""
     from memtab_env import pelmanism_v0
-    from memtab_env.vector.engine import resolve_threads
+    from memtab_env.vector.engine_base import resolve_threads
 
     rows: list[tuple[str, float, float, int | None]] = []
     big = BATCH_SIZES[-1]
@@ -443,7 +443,7 @@ def sb3_rates(num_envs: int, timesteps: int) -> dict[str, float]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    from memtab_env.vector.sb3 import MemTabSB3VecEnv
+    from memtab_env.vector import MemTabSB3VecEnv
 
     def rate(venv: Any) -> float:
         model = MaskablePPO(
@@ -482,7 +482,7 @@ def memtab_table(s: float, r: int) -> None:
         raise SystemExit(missing_message(exc, "this benchmark's PettingZoo peers", extra="bench")) from None
 
     from memtab_env import memtab_v0
-    from memtab_env.vector.engine import resolve_threads
+    from memtab_env.vector.engine_base import resolve_threads
 
     # name, flips per wall second, flips per CPU second, peak bytes per game
     rows: list[tuple[str, float, float, int | None]] = []
@@ -564,7 +564,7 @@ def main(argv: list[str] | None = None) -> None:
     if unknown or not games:
         ap.error(f"--games: unknown table(s) {unknown}; allowed: memtab, pelmanism, memory_board")
 
-    from memtab_env.vector.engine import available_cores
+    from memtab_env.vector.engine_base import available_cores
 
     print(
         f"cores: {available_cores()}; load average now: {os.getloadavg()[0]:.2f} "

@@ -18,8 +18,8 @@ from memtab_env.agents.search import SearchAgent
 
 from memtab_env import agents, memtab_v0
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games import memtab_kernels as K
-from memtab_env.games.memtab import CODE_TO_KIND, DOWN, GONE, TABLEAU, UP
+from memtab_env.games.memtab import rules_kernels as K
+from memtab_env.games.memtab.rules import CODE_TO_KIND, DOWN, GONE, TABLEAU, UP
 from tests.helpers import layout_with
 
 MEMORIES = ("perfect", "none", "decay:0.2", "window:6")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
-from memtab_env.games.memtab import DOWN, GONE, MAX_TURNS, TABLEAU, UP, MemTab
+from memtab_env.games.memtab.rules import DOWN, GONE, MAX_TURNS, TABLEAU, UP, MemTab
 from tests.helpers import layout_with
 
 
@@ -284,7 +284,7 @@ def test_direct_kernel_entries_agree_with_the_dispatched_kernels():
     what the dispatched kernels do, and the engine objects must still pickle."""
     import pickle
 
-    from memtab_env.games import memtab_kernels as K
+    from memtab_env.games.memtab import rules_kernels as K
     from memtab_env.memory import Memory
 
     step, observe = K.direct("step"), K.direct("observe")

@@ -741,7 +741,7 @@ def test_sb3_adapter_and_maskable_ppo() -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from memtab_env.vector.sb3 import PelmanismSB3VecEnv
+    from memtab_env.vector import PelmanismSB3VecEnv
 
     raw = PelmanismSB3VecEnv(num_envs=8, seed=1, deck="pairs:4", opponents="greedy")
     assert is_masking_supported(raw)

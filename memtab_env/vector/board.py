@@ -3,12 +3,12 @@
 - :class:`BatchedMemoryBoard`: B games as rows of an int32 matrix
   (:mod:`memtab_env.vector.board_kernels`), one action per game per :meth:`step`, with
   auto-reset; deals, game seeds and forgetting streams are the AEC env's, slot for slot, as
-  in :mod:`memtab_env.vector.engine` (a slot reset with seed ``s`` plays the games of
+  in :mod:`memtab_env.games.memtab.batched` (a slot reset with seed ``s`` plays the games of
   ``memory_board_v0.raw_env`` after ``reset(seed=s)`` and plain ``reset()`` calls).
 - :class:`MemoryBoardVectorEnv`: the single-agent Gymnasium view batched
   (``gymnasium.make_vec("MemoryBoard-v0", num_envs=B,
   vectorization_mode="vector_entry_point")``), with the options, spaces, info keys,
-  auto-reset and seeding of :class:`~memtab_env.vector.gym_vector.MemTabVectorEnv`: slot
+  auto-reset and seeding of :class:`~memtab_env.games.memtab.vector_env.MemTabVectorEnv`: slot
   ``i`` after ``reset(seed=s)`` plays the episodes of ``gymnasium.make("MemoryBoard-v0")``
   after ``reset(seed=s + i)``, step for step. Actions are the board game's (flip, place,
   end a return, pass: ``2 P + 2`` ids). Opponents: ``"random"`` and ``"greedy"``, played
@@ -29,9 +29,10 @@ from memtab_env.memory import parse_memory
 from memtab_env.observations.memory_board import MemoryBoardEncoder
 from memtab_env.rewards import check_reward_scheme
 from memtab_env.vector import board_kernels as bk
-from memtab_env.vector import kernels as kn
-from memtab_env.vector.engine import BatchedGames, KernelRunner, resolve_threads
-from memtab_env.vector.gym_vector import BatchedVectorView
+from memtab_env.vector.batch_kernels import REWARD_CODES, rng_width
+from memtab_env.vector.engine_base import BatchedGames, KernelRunner, resolve_threads
+from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_WINDOW, MEMORY_CODES
+from memtab_env.vector.vector_env_base import BatchedVectorView
 
 GAME_OPTIONS = ("board", "first_player", "max_turns", "num_players", "variant")
 
@@ -43,7 +44,7 @@ class BatchedMemoryBoard(BatchedGames):
         num_envs: B.
         memory: memory model of :meth:`observations` (and of the vector env).
         reward: ``"win"``, ``"score"`` or ``"turns"`` (the vector env's learner reward).
-        parallel: threads, as :class:`~memtab_env.vector.engine.BatchedMemTab`.
+        parallel: threads, as :class:`~memtab_env.games.memtab.batched.BatchedMemTab`.
         **game_options: ``num_players`` (1..4), ``first_player``, ``board``, ``variant``,
             ``max_turns``, as :class:`~memtab_env.games.memory_board.MemoryBoard`.
     """
@@ -71,15 +72,15 @@ class BatchedMemoryBoard(BatchedGames):
         self._supply0 = np.array(board.trunks, dtype=np.int64)
         self._children = game.variant == "children"
         self._max_len = game.info.max_game_length
-        self._mem = kn.MEMORY_CODES[self.memory_spec.kind]
-        decay = self._mem == kn.MEM_DECAY
+        self._mem = MEMORY_CODES[self.memory_spec.kind]
+        decay = self._mem == MEM_DECAY
         self._p_forget: float | None = float(self.memory_spec.param) if decay else None
-        self._window = int(self.memory_spec.param) if self._mem == kn.MEM_WINDOW else 0
-        self._scheme = kn.REWARD_CODES[self.reward_scheme]
+        self._window = int(self.memory_spec.param) if self._mem == MEM_WINDOW else 0
+        self._scheme = REWARD_CODES[self.reward_scheme]
         self.threads = resolve_threads(parallel, b)
         self.run = KernelRunner(self.threads)
         self.state = np.zeros((b, bk.state_width(p, n, decay)), dtype=np.int32)
-        self.rng = np.zeros((b, kn.rng_width(n, decay)), dtype=np.uint64)
+        self.rng = np.zeros((b, rng_width(n, decay)), dtype=np.uint64)
         self._final_bits = np.zeros(b, dtype=np.int64)
         self._observers = np.full(b, -1, dtype=np.int64)
         self._obs: np.ndarray | None = None
@@ -120,7 +121,7 @@ class BatchedMemoryBoard(BatchedGames):
 
 class MemoryBoardVectorEnv(BatchedVectorView):
     """B single-agent games of Memory: The Board Game stepped together; see the module
-    docstring. Arguments as :class:`~memtab_env.vector.gym_vector.MemTabVectorEnv`, with
+    docstring. Arguments as :class:`~memtab_env.games.memtab.vector_env.MemTabVectorEnv`, with
     the board game's options (``board``, ``num_players`` 1..4, ``first_player``,
     ``variant``, ``max_turns``)."""
 

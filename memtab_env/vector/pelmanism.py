@@ -1,6 +1,6 @@
 """``BatchedPelmanism``: B Pelmanism games stepped at once by compiled kernels.
 
-The API is :class:`~memtab_env.vector.engine.BatchedMemTab`'s, with what the game changes:
+The API is :class:`~memtab_env.games.memtab.batched.BatchedMemTab`'s, with what the game changes:
 
 - decks (``deck``: ``standard``, ``colour``, ``pairs:N``, ``quartets:N``), so ``P``
   positions and ``K`` kinds vary; masks are (B, P), observations (B, ``P (3 + K) + 2 n
@@ -32,7 +32,7 @@ masks, observations, remembered masks, rewards and ends after every flip.
 
 Seeds: same games as the scalar env, game for game
 --------------------------------------------------
-Exactly the scheme of :mod:`memtab_env.vector.engine`. A *slot* is one of the B places of
+Exactly the scheme of :mod:`memtab_env.games.memtab.batched`. A *slot* is one of the B places of
 the batch. ``reset(seed=...)`` gives every slot a seed ``s`` (``seed + i`` for an int, or
 one seed per slot); the slot then plays exactly the games of the PettingZoo env
 ``pelmanism_v0.raw_env`` after ``reset(seed=s)`` followed by plain ``reset()`` calls:
@@ -69,9 +69,10 @@ from memtab_env.games.pelmanism import Pelmanism, PelmanismState
 from memtab_env.memory import parse_memory
 from memtab_env.observations.pelmanism import PelmanismEncoder
 from memtab_env.rewards import check_reward_scheme
-from memtab_env.vector import kernels as kn
 from memtab_env.vector import pelmanism_kernels as pk
-from memtab_env.vector.engine import BatchedGames, KernelRunner, resolve_threads, seed_array
+from memtab_env.vector.batch_kernels import REWARD_CODES, rng_width
+from memtab_env.vector.engine_base import BatchedGames, KernelRunner, resolve_threads, seed_array
+from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_WINDOW, MEMORY_CODES
 
 
 class BatchedPelmanism(BatchedGames):
@@ -137,19 +138,19 @@ class BatchedPelmanism(BatchedGames):
         self.max_flips = int(self.game.info.max_game_length)
         self._cards = np.ascontiguousarray(self.game.deck.cards, dtype=np.int8)
         self._card_kind = np.ascontiguousarray(self.game.deck.card_kind, dtype=np.int8)
-        self._mem = kn.MEMORY_CODES[self.memory_spec.kind]
-        self._decay = self._mem == kn.MEM_DECAY
+        self._mem = MEMORY_CODES[self.memory_spec.kind]
+        self._decay = self._mem == MEM_DECAY
         # the decay probability, or None: kernels compile the other models without decay
         self._p_forget: float | None = float(self.memory_spec.param) if self._decay else None
-        self._window = int(self.memory_spec.param) if self._mem == kn.MEM_WINDOW else 0
-        self._scheme = kn.REWARD_CODES[self.reward_scheme]
+        self._window = int(self.memory_spec.param) if self._mem == MEM_WINDOW else 0
+        self._scheme = REWARD_CODES[self.reward_scheme]
         self.threads = resolve_threads(parallel, self.num_envs)
         self.run = KernelRunner(self.threads)
 
         b = self.num_envs
         self.state = np.zeros((b, pk.state_width(p, n, self._decay)), dtype=np.int8)
         self.times = np.zeros((b, pk.time_width(p)), dtype=np.int32)
-        self.rng = np.zeros((b, kn.rng_width(n, self._decay)), dtype=np.uint64)
+        self.rng = np.zeros((b, rng_width(n, self._decay)), dtype=np.uint64)
         self.obs_size = self.encoder.size
         # preallocated outputs
         self._rewards = np.zeros((b, n), dtype=np.float32)

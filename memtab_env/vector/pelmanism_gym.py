@@ -3,7 +3,7 @@
 ``gymnasium.make_vec("Pelmanism-v0", num_envs=B, vectorization_mode="vector_entry_point",
 deck="pairs:8")`` (the registration names this class as its ``vector_entry_point``), or
 directly ``PelmanismVectorEnv(num_envs=B, opponents="greedy")``. It is
-:class:`~memtab_env.vector.gym_vector.MemTabVectorEnv` for Pelmanism: the same options,
+:class:`~memtab_env.games.memtab.vector_env.MemTabVectorEnv` for Pelmanism: the same options,
 spaces, info keys and auto-reset, over :class:`~memtab_env.vector.pelmanism.BatchedPelmanism`.
 
 It is :class:`memtab_env.gym_env.SingleAgentEnv` batched: the learner holds one seat of
@@ -35,7 +35,7 @@ turn again or the game has ended.
   (``agents.pelmanism_agents.PelmanismGreedyAgent`` with its own memory, the default:
   each greedy seat observes the game under the ``memory`` model at each of its flips,
   records what it is shown, and applies the exact greedy rule), vectorised.
-- Seeds, opponents and redeals as in :mod:`memtab_env.vector.gym_vector`: slot ``i``
+- Seeds, opponents and redeals as in :mod:`memtab_env.games.memtab.vector_env`: slot ``i``
   after ``reset(seed=s)`` plays the episodes of the scalar view after
   ``reset(seed=s + i)``, flip for flip, ``random`` opponents included. Configurations
   in which every deal ends before a fixed learner seat plays (a deck of one kind, or a
@@ -52,8 +52,8 @@ from memtab_env.errors import InvalidOptionError
 from memtab_env.games.pelmanism import PelmanismState
 from memtab_env.gym_env import MAX_REDEALS
 from memtab_env.vector import pelmanism_kernels as pk
-from memtab_env.vector.gym_vector import BatchedVectorView
 from memtab_env.vector.pelmanism import BatchedPelmanism
+from memtab_env.vector.vector_env_base import BatchedVectorView
 
 GAME_OPTIONS = ("deck", "first_player", "max_turns", "num_players")
 
