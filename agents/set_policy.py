@@ -26,7 +26,7 @@ side neighbours (where a return may grow), and the actions are two logits per sp
 neighbour graph makes it equivariant only under the board's symmetries.
 
 The same network plays Pelmanism (``policy: set`` on ``Pelmanism-v0``): its observation
-(:class:`memtab_env.observations.pelmanism.PelmanismEncoder`) is also a status one-hot and a
+(:class:`memtab_env.games.pelmanism.observation.PelmanismEncoder`) is also a status one-hot and a
 kind one-hot per position followed by global fields, and the same kind graph expresses
 "a known pair" and "the twin of the card face up". A :func:`token_layout` says where the
 fields lie; MemTab's is inferred from the observation length (so the zips saved before

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 PAGES = {
-    "pelmanism": ("Pelmanism / Concentration", "memtab_env.pelmanism_v0", "memtab_env.games.pelmanism"),
+    "pelmanism": ("Pelmanism / Concentration", "memtab_env.pelmanism_v0", "memtab_env.games.pelmanism.rules"),
     "memory_board": ("Memory: The Board Game", "memtab_env.memory_board_v0",
                      "memtab_env.games.memory_board"),
 }

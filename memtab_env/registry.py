@@ -76,12 +76,12 @@ GAMES: dict[str, GameSpec] = {
         name="pelmanism",
         env_id="Pelmanism-v0",
         engine="memtab_env.games.pelmanism:Pelmanism",
-        encoder="memtab_env.observations.pelmanism:PelmanismEncoder",
-        renderer="memtab_env.render_pelmanism:PelmanismRenderer",
+        encoder="memtab_env.games.pelmanism.observation:PelmanismEncoder",
+        renderer="memtab_env.games.pelmanism.render:PelmanismRenderer",
         aec_module="memtab_env.pelmanism_v0",
         # learner flips; uniformly random solo play on a 52-card pairs deck averages 1350
         max_episode_steps=3000,
-        vector_entry_point="memtab_env.vector.pelmanism_gym:PelmanismVectorEnv",
+        vector_entry_point="memtab_env.games.pelmanism.vector_env:PelmanismVectorEnv",
     ),
 }
 

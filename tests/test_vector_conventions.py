@@ -37,8 +37,7 @@ def test_an_empty_mask_does_crash_a_masked_categorical() -> None:
 
 
 def gym_vector_envs():
-    from memtab_env.vector import MemTabVectorEnv
-    from memtab_env.vector.pelmanism_gym import PelmanismVectorEnv
+    from memtab_env.vector import MemTabVectorEnv, PelmanismVectorEnv
 
     yield "MemTabVectorEnv", MemTabVectorEnv(num_envs=4, opponents="greedy", learner_seat="random")
     yield "PelmanismVectorEnv", PelmanismVectorEnv(num_envs=4, opponents="random", deck="pairs:3")

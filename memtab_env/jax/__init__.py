@@ -46,7 +46,7 @@ from memtab_env.registry import load
 #: env id -> ``"module:Class"`` of the game's JAX rules (in the game's folder)
 _JAX_RULES = {
     "MemTab-v0": "memtab_env.games.memtab.jax_env:MemTabJax",
-    "Pelmanism-v0": "memtab_env.jax.pelmanism:PelmanismJax",
+    "Pelmanism-v0": "memtab_env.games.pelmanism.jax_env:PelmanismJax",
 }
 _ENV_OPTIONS = ("memory", "reward", "illegal_action_penalty", "observe")
 

@@ -38,9 +38,9 @@ _WHERE = {
     "BatchedMemTab": "memtab_env.games.memtab.batched",
     "MemTabVectorEnv": "memtab_env.games.memtab.vector_env",
     "MemTabSB3VecEnv": "memtab_env.games.memtab.sb3_vec_env",
-    "BatchedPelmanism": "memtab_env.vector.pelmanism",
-    "PelmanismVectorEnv": "memtab_env.vector.pelmanism_gym",
-    "PelmanismSB3VecEnv": "memtab_env.vector.sb3",
+    "BatchedPelmanism": "memtab_env.games.pelmanism.batched",
+    "PelmanismVectorEnv": "memtab_env.games.pelmanism.vector_env",
+    "PelmanismSB3VecEnv": "memtab_env.games.pelmanism.sb3_vec_env",
     "BatchedMemoryBoard": "memtab_env.vector.board",
     "MemoryBoardVectorEnv": "memtab_env.vector.board",
     "MemoryBoardSB3VecEnv": "memtab_env.vector.sb3",
@@ -51,7 +51,7 @@ __all__ = sorted(_WHERE)
 #: the ``vector_entry_point`` of ``MemTab-v0`` (``gymnasium.make_vec``)
 VECTOR_ENTRY_POINT = "memtab_env.games.memtab.vector_env:MemTabVectorEnv"
 #: the ``vector_entry_point`` of ``Pelmanism-v0``
-PELMANISM_VECTOR_ENTRY_POINT = "memtab_env.vector.pelmanism_gym:PelmanismVectorEnv"
+PELMANISM_VECTOR_ENTRY_POINT = "memtab_env.games.pelmanism.vector_env:PelmanismVectorEnv"
 
 
 def __getattr__(name: str) -> Any:

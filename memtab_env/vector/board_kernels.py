@@ -765,7 +765,7 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, actions: np.
                     p_forget: float | None, mem: int, window: int, max_redeals: int, lo: int,
                     hi: int) -> None:
     """One learner step in envs ``lo..hi-1`` with same-step autoreset, as
-    :func:`memtab_env.vector.pelmanism_kernels.venv_step_range`: an illegal action (not
+    :func:`memtab_env.games.pelmanism.batched_kernels.venv_step_range`: an illegal action (not
     in the learner's mask, ``masks[i]``) costs ``penalty`` and changes nothing; a legal
     one is applied, then the opponents act. Reward: the ``win`` share at the end, the
     change of the learner's tree (``score``), or -1 when its action ended its turn

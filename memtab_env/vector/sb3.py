@@ -45,7 +45,6 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from memtab_env.vector.board import MemoryBoardVectorEnv
-from memtab_env.vector.pelmanism_gym import PelmanismVectorEnv
 
 
 class BatchedSB3VecEnv(VecEnv):
@@ -165,22 +164,6 @@ class BatchedSB3VecEnv(VecEnv):
         else:
             self._seeds = [int(seed) + i for i in range(self.num_envs)]
         return self._seeds
-
-
-class PelmanismSB3VecEnv(BatchedSB3VecEnv):
-    """SB3 ``VecEnv`` over :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv`
-    (``action_masks()``: (B, P) bool, P the deck's positions).
-
-    Args:
-        num_envs: B.
-        seed: seeds of the first ``reset()`` (game ``i`` gets ``seed + i``); ``None`` draws
-            fresh entropy. :meth:`seed` sets the seeds of the next reset.
-        **kwargs: the options of :class:`PelmanismVectorEnv` (``deck``, ``opponents``,
-            ``learner_seat``, ``memory``, ``reward``, ``num_players``, ``max_turns``,
-            ``max_episode_steps``, ...).
-    """
-
-    vector_env_class = PelmanismVectorEnv
 
 
 class MemoryBoardSB3VecEnv(BatchedSB3VecEnv):

@@ -5,7 +5,7 @@ The API is :class:`~memtab_env.games.memtab.batched.BatchedMemTab`'s, with what 
 - decks (``deck``: ``standard``, ``colour``, ``pairs:N``, ``quartets:N``), so ``P``
   positions and ``K`` kinds vary; masks are (B, P), observations (B, ``P (3 + K) + 2 n
   + 2``) in exactly the layout of
-  :class:`~memtab_env.observations.pelmanism.PelmanismEncoder`;
+  :class:`~memtab_env.games.pelmanism.observation.PelmanismEncoder`;
 - the ``max_turns`` house rule;
 - no rule bounds a Pelmanism game, so a game can also be *truncated*: when its flips
   reach ``game.info.max_game_length`` (the practical cap at which the AEC env truncates:
@@ -16,7 +16,7 @@ The API is :class:`~memtab_env.games.memtab.batched.BatchedMemTab`'s, with what 
 Each call to :meth:`BatchedPelmanism.step` makes one flip in every game (the action of
 the seat on turn in that game). State lives in preallocated matrices (an int8 state
 matrix, an int32 time matrix and a uint64 generator matrix, one row per game; the column
-layout is in :mod:`memtab_env.vector.pelmanism_kernels`); masks, observations and step
+layout is in :mod:`memtab_env.games.pelmanism.batched_kernels`); masks, observations and step
 results are written into preallocated buffers that the next call overwrites (copy what
 you keep).
 
@@ -65,11 +65,11 @@ from typing import Any
 import numpy as np
 
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
-from memtab_env.games.pelmanism import Pelmanism, PelmanismState
+from memtab_env.games.pelmanism import batched_kernels as pk
+from memtab_env.games.pelmanism.observation import PelmanismEncoder
+from memtab_env.games.pelmanism.rules import Pelmanism, PelmanismState
 from memtab_env.memory import parse_memory
-from memtab_env.observations.pelmanism import PelmanismEncoder
 from memtab_env.rewards import check_reward_scheme
-from memtab_env.vector import pelmanism_kernels as pk
 from memtab_env.vector.batch_kernels import REWARD_CODES, rng_width
 from memtab_env.vector.engine_base import BatchedGames, KernelRunner, resolve_threads, seed_array
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_WINDOW, MEMORY_CODES
@@ -81,7 +81,7 @@ class BatchedPelmanism(BatchedGames):
     Args:
         num_envs: B, the number of games.
         deck: ``"standard"`` (default), ``"colour"``, ``"pairs:N"`` or ``"quartets:N"``
-            (as :class:`~memtab_env.games.pelmanism.Pelmanism`).
+            (as :class:`~memtab_env.games.pelmanism.rules.Pelmanism`).
         num_players: 1 to 6.
         first_player: seat that starts every game.
         max_turns: ``None`` (the rules as written) or the house-rule turn limit.
@@ -98,7 +98,7 @@ class BatchedPelmanism(BatchedGames):
 
     Attributes (arrays have one row per game; views into the state matrices):
         layout, kinds, status, owner, pairs, first, last, current, flip, turns, over: the
-        fields of :class:`~memtab_env.games.pelmanism.PelmanismState`. truncated_games:
+        fields of :class:`~memtab_env.games.pelmanism.rules.PelmanismState`. truncated_games:
         games ended at the flip cap (without auto-reset). flips: flips of each game so
         far. scores: (B, n) pairs taken. game_seed: (B,) the game seed of each game.
         final_scores, final_winners, final_game_seed, final_turns, final_flips: results
@@ -416,7 +416,7 @@ class BatchedPelmanism(BatchedGames):
         return out
 
     def get_state(self, i: int) -> PelmanismState:
-        """Game ``i`` as a :class:`~memtab_env.games.pelmanism.PelmanismState` (a copy),
+        """Game ``i`` as a :class:`~memtab_env.games.pelmanism.rules.PelmanismState` (a copy),
         for the scalar engine, renderers and records."""
         self._check_reset()
         row = self.state[i]

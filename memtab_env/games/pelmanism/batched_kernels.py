@@ -1,8 +1,8 @@
 """Numba kernels of the batched Pelmanism engine: B games as rows of preallocated matrices.
 
 The rules are restated here. The scalar engine's transition
-(:meth:`memtab_env.games.pelmanism.Pelmanism.apply_inplace`) is plain Python over a
-:class:`~memtab_env.games.pelmanism.PelmanismState` object, which compiled loops cannot
+(:meth:`memtab_env.games.pelmanism.rules.Pelmanism.apply_inplace`) is plain Python over a
+:class:`~memtab_env.games.pelmanism.rules.PelmanismState` object, which compiled loops cannot
 call, so :func:`apply_flip` re-expresses it, line for line, over one row of the matrices
 (as do :func:`encode_row` for ``PelmanismEncoder.encode``, :func:`memory_threshold` for
 :class:`memtab_env.memory.Memory` and :func:`greedy_action` for
@@ -63,8 +63,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from memtab_env.games import pelmanism as _scalar_pelmanism
-from memtab_env.games.pelmanism import DOWN, FLIPS_PER_TURN, GONE, UP
+from memtab_env.games.pelmanism import rules as _scalar_pelmanism
+from memtab_env.games.pelmanism.rules import DOWN, FLIPS_PER_TURN, GONE, UP
 from memtab_env.vector import batch_kernels as _batch_module
 from memtab_env.vector import memory_kernels as _memory_module
 from memtab_env.vector import rng as _rng_module
