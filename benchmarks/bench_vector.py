@@ -194,7 +194,8 @@ def _clock(engine: Any, game: str) -> np.ndarray:
     """View of the engine's per-game flip counter (the flips of the game so far)."""
     if game == "pelmanism":
         return engine.flips
-    from memtab_env.vector import board_kernels, kernels
+    from memtab_env.games.memory_board import batched_kernels as board_kernels
+    from memtab_env.games.memtab import batched_kernels as kernels
 
     return engine.state[:, (board_kernels if game == "memory_board" else kernels).CLOCK]
 

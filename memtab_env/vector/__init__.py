@@ -41,9 +41,9 @@ _WHERE = {
     "BatchedPelmanism": "memtab_env.games.pelmanism.batched",
     "PelmanismVectorEnv": "memtab_env.games.pelmanism.vector_env",
     "PelmanismSB3VecEnv": "memtab_env.games.pelmanism.sb3_vec_env",
-    "BatchedMemoryBoard": "memtab_env.vector.board",
-    "MemoryBoardVectorEnv": "memtab_env.vector.board",
-    "MemoryBoardSB3VecEnv": "memtab_env.vector.sb3",
+    "BatchedMemoryBoard": "memtab_env.games.memory_board.batched",
+    "MemoryBoardVectorEnv": "memtab_env.games.memory_board.vector_env",
+    "MemoryBoardSB3VecEnv": "memtab_env.games.memory_board.sb3_vec_env",
 }
 
 __all__ = sorted(_WHERE)

@@ -44,8 +44,6 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from memtab_env.vector.board import MemoryBoardVectorEnv
-
 
 class BatchedSB3VecEnv(VecEnv):
     """SB3 ``VecEnv`` over the batched vector env ``vector_env_class``.
@@ -164,11 +162,3 @@ class BatchedSB3VecEnv(VecEnv):
         else:
             self._seeds = [int(seed) + i for i in range(self.num_envs)]
         return self._seeds
-
-
-class MemoryBoardSB3VecEnv(BatchedSB3VecEnv):
-    """SB3 ``VecEnv`` over :class:`~memtab_env.vector.board.MemoryBoardVectorEnv`
-    (``action_masks()``: (B, 2 P + 2) bool); arguments as :class:`MemTabSB3VecEnv`, with
-    the board game's options."""
-
-    vector_env_class = MemoryBoardVectorEnv

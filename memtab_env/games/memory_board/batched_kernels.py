@@ -1,6 +1,6 @@
 """Numba kernels of the batched Memory: The Board Game: B games as rows of one int32 matrix.
 
-The transition re-expresses :meth:`memtab_env.games.memory_board.MemoryBoard.apply_inplace`
+The transition re-expresses :meth:`memtab_env.games.memory_board.rules.MemoryBoard.apply_inplace`
 over one row (the scalar engine's state is a Python object that compiled loops cannot
 call), as do :func:`encode_row` for ``MemoryBoardEncoder.encode`` and :func:`legal_row` for
 ``legal_mask``; ``tests/test_batched_equals_scalar.py`` holds them equal to the scalar
@@ -14,7 +14,7 @@ The board is data: its arrays are kernel arguments (``land``: landscape of every
 ``kland``: landscape of every picture, ``adj``: int8 side adjacency, ``supply0``: the
 trunks of size 1..4 at the start). ``P`` spaces, ``K`` pictures, ``L`` landscapes,
 ``n`` seats; actions ``0..P-1`` flip, ``P..2P-1`` place, ``2P`` end a return, ``2P+1``
-pass (:mod:`memtab_env.games.memory_board`).
+pass (:mod:`memtab_env.games.memory_board.rules`).
 
 State matrix ``st`` (int32, one row per game)::
 
@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit
 
 from memtab_env.boards import MAX_RETURN
-from memtab_env.games import memory_board as mb
+from memtab_env.games.memory_board import rules as mb
 from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn

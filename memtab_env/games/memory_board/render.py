@@ -11,7 +11,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from memtab_env.drawing import CARD_BACK, CARD_FACE, HIGHLIGHT, TEXT, font, to_array
-from memtab_env.games.memory_board import (
+from memtab_env.games.memory_board.rules import (
     CHILDREN,
     CHOOSE,
     DOWN,

@@ -1,19 +1,11 @@
-"""The batched Memory: The Board Game: B games in compiled kernels, and its vector env.
+"""``BatchedMemoryBoard``: B games of Memory: The Board Game stepped by compiled kernels.
 
-- :class:`BatchedMemoryBoard`: B games as rows of an int32 matrix
-  (:mod:`memtab_env.vector.board_kernels`), one action per game per :meth:`step`, with
-  auto-reset; deals, game seeds and forgetting streams are the AEC env's, slot for slot, as
-  in :mod:`memtab_env.games.memtab.batched` (a slot reset with seed ``s`` plays the games of
-  ``memory_board_v0.raw_env`` after ``reset(seed=s)`` and plain ``reset()`` calls).
-- :class:`MemoryBoardVectorEnv`: the single-agent Gymnasium view batched
-  (``gymnasium.make_vec("MemoryBoard-v0", num_envs=B,
-  vectorization_mode="vector_entry_point")``), with the options, spaces, info keys,
-  auto-reset and seeding of :class:`~memtab_env.games.memtab.vector_env.MemTabVectorEnv`: slot
-  ``i`` after ``reset(seed=s)`` plays the episodes of ``gymnasium.make("MemoryBoard-v0")``
-  after ``reset(seed=s + i)``, step for step. Actions are the board game's (flip, place,
-  end a return, pass: ``2 P + 2`` ids). Opponents: ``"random"`` and ``"greedy"``, played
-  as ``agents.make(name, game="memory_board")`` plays them in the scalar view
-  (:func:`~memtab_env.vector.board_kernels.greedy_action`).
+B games as rows of an int32 matrix (:mod:`memtab_env.games.memory_board.batched_kernels`),
+one action per game per :meth:`BatchedMemoryBoard.step`, with auto-reset; deals, game
+seeds and forgetting streams are the AEC env's, slot for slot, as in
+:mod:`memtab_env.games.memtab.batched` (a slot reset with seed ``s`` plays the games of
+``memory_board_v0.raw_env`` after ``reset(seed=s)`` and plain ``reset()`` calls). Its
+single-agent Gymnasium view is :mod:`memtab_env.games.memory_board.vector_env`.
 """
 
 from __future__ import annotations
@@ -23,18 +15,14 @@ from typing import Any
 import numpy as np
 
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games.memory_board import MemoryBoard, MemoryBoardState
-from memtab_env.gym_env import MAX_REDEALS
+from memtab_env.games.memory_board import batched_kernels as bk
+from memtab_env.games.memory_board.observation import MemoryBoardEncoder
+from memtab_env.games.memory_board.rules import MemoryBoard, MemoryBoardState
 from memtab_env.memory import parse_memory
-from memtab_env.observations.memory_board import MemoryBoardEncoder
 from memtab_env.rewards import check_reward_scheme
-from memtab_env.vector import board_kernels as bk
 from memtab_env.vector.batch_kernels import REWARD_CODES, rng_width
 from memtab_env.vector.engine_base import BatchedGames, KernelRunner, resolve_threads
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_WINDOW, MEMORY_CODES
-from memtab_env.vector.vector_env_base import BatchedVectorView
-
-GAME_OPTIONS = ("board", "first_player", "max_turns", "num_players", "variant")
 
 
 class BatchedMemoryBoard(BatchedGames):
@@ -46,7 +34,7 @@ class BatchedMemoryBoard(BatchedGames):
         reward: ``"win"``, ``"score"`` or ``"turns"`` (the vector env's learner reward).
         parallel: threads, as :class:`~memtab_env.games.memtab.batched.BatchedMemTab`.
         **game_options: ``num_players`` (1..4), ``first_player``, ``board``, ``variant``,
-            ``max_turns``, as :class:`~memtab_env.games.memory_board.MemoryBoard`.
+            ``max_turns``, as :class:`~memtab_env.games.memory_board.rules.MemoryBoard`.
     """
 
     def __init__(self, num_envs: int, memory: str = "perfect", reward: str = "win",
@@ -93,7 +81,7 @@ class BatchedMemoryBoard(BatchedGames):
                 self.game.num_landscapes, self._children, self.game.max_turns, self._max_len)
 
     def get_state(self, i: int) -> MemoryBoardState:
-        """Game ``i`` as a :class:`~memtab_env.games.memory_board.MemoryBoardState` (a
+        """Game ``i`` as a :class:`~memtab_env.games.memory_board.rules.MemoryBoardState` (a
         copy), for the scalar engine, renderers and records."""
         self._check_reset()
         row, p, n = self.state[i], self.num_spaces, self.num_players
@@ -117,52 +105,3 @@ class BatchedMemoryBoard(BatchedGames):
 
     def _buffers(self) -> tuple[np.ndarray, ...]:
         return (self.state, self.rng, self._final_bits, self._observers)
-
-
-class MemoryBoardVectorEnv(BatchedVectorView):
-    """B single-agent games of Memory: The Board Game stepped together; see the module
-    docstring. Arguments as :class:`~memtab_env.games.memtab.vector_env.MemTabVectorEnv`, with
-    the board game's options (``board``, ``num_players`` 1..4, ``first_player``,
-    ``variant``, ``max_turns``)."""
-
-    game_name = "memory_board"
-    game_options = GAME_OPTIONS
-    render_hint = "memtab_env.render_memory_board"
-    kernels = bk
-
-    def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
-                     game_options: dict[str, Any]) -> BatchedMemoryBoard:
-        return BatchedMemoryBoard(num_envs, memory=memory, reward=reward, parallel=parallel,
-                                  **game_options)
-
-    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
-        eng = self.engine
-        return (
-            eng.state, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks, self._redeals,
-            self._seat_mode, self._opponents, eng.game.num_kinds, eng.num_players,
-            eng.first_player, *eng.board_args(), eng._p_forget, eng._mem, eng._window,
-            MAX_REDEALS,
-        )  # fmt: skip
-
-    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
-        eng = self.engine
-        return (
-            eng.state, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
-            self._terminated, self._truncated, self._illegal, self._final_obs,
-            self._final_scores, self._final_bits, self._final_seed, self._final_seat,
-            self._final_flips, self._redeals, self._seat_mode, self._opponents,
-            self._max_steps, self.illegal_penalty, eng._scheme, eng.game.num_kinds,
-            eng.num_players, eng.first_player, *eng.board_args(), eng._p_forget, eng._mem,
-            eng._window, MAX_REDEALS,
-        )  # fmt: skip
-
-    def _first_illegal(self, acts: np.ndarray) -> int:
-        ok = (acts >= 0) & (acts < self.num_positions)
-        ok[ok] = self._masks[np.flatnonzero(ok), acts[ok]] != 0
-        bad = np.flatnonzero(~ok)
-        return int(bad[0]) if bad.size else -1
-
-    def get_state(self, i: int) -> MemoryBoardState:
-        """Game ``i`` as a scalar :class:`~memtab_env.games.memory_board.MemoryBoardState`."""
-        return self.engine.get_state(i)
-
