@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 from memtab_env.agents._memtab_policy import DEFAULT_WEIGHTS, policy_choose
-from memtab_env.agents.basic import GreedyAgent, greedy_flip
 from memtab_env.agents.belief import MemTabBelief
 from memtab_env.agents.human import HumanAgent, HumanQuit, parse_position, render_observation
+from memtab_env.agents.memtab_agents import GreedyAgent, greedy_flip
 from memtab_env.agents.search import SearchAgent
 
 from memtab_env import agents, memtab_v0

@@ -387,7 +387,7 @@ def test_layouts_are_checked() -> None:
 # ---------------------------------------------------------------------------------------
 def test_greedy_matches_agents_basic() -> None:
     """``greedy_actions`` is ``agents.basic.GreedyAgent`` (perfect memory), flip for flip."""
-    from memtab_env.agents.basic import GreedyAgent
+    from memtab_env.agents.memtab_agents import GreedyAgent
 
     b = 48
     eng = BatchedMemTab(b, num_players=3, memory="perfect")

@@ -22,7 +22,8 @@ The game's parts, in this folder:
   :mod:`~memtab_env.games.memory_board.sb3_vec_env` (``MemoryBoardSB3VecEnv``,
   stable-baselines3).
 
-It has no JAX backend. Its row in :mod:`memtab_env.registry` names them.
+It has no JAX backend. Its row in :mod:`memtab_env.registry` names them. Its agents
+(``memtab_env.agents``, the repository's ``agents/`` folder) are ``memory_board_agents``.
 """
 
 from __future__ import annotations

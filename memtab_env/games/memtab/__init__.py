@@ -20,7 +20,9 @@ The game's parts, in this folder:
   :mod:`~memtab_env.games.memtab.sb3_vec_env` (``MemTabSB3VecEnv``, stable-baselines3);
 - :mod:`~memtab_env.games.memtab.jax_env` (``MemTabJax``, the jax extra).
 
-Its row in :mod:`memtab_env.registry` names them.
+Its row in :mod:`memtab_env.registry` names them. Its agents (``memtab_env.agents``, the
+repository's ``agents/`` folder) are ``memtab_agents`` (``random``, ``greedy``),
+``expert``, ``search``, ``human`` and the shipped policies.
 """
 
 from __future__ import annotations

@@ -339,7 +339,7 @@ def random_action(st: np.ndarray, rg: np.ndarray, i: int, o: int) -> int:
 
 @njit(cache=True)
 def greedy_action(st: np.ndarray, i: int, n: int, mem: int, window: int) -> int:
-    """``agents.basic.GreedyAgent.act`` of the seat on turn in game ``i``, observing under
+    """``agents.memtab_agents.GreedyAgent.act`` of the seat on turn in game ``i``, observing under
     the memory model ``mem``.
 
     What the seat knows is its own memory (``MemTabBelief.seen``): every card that one of

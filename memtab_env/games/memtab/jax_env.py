@@ -200,7 +200,7 @@ class MemTabJax:
 
     # -- the greedy opponent --------------------------------------------------------
     def greedy_target(self, gs: MemTabGameState, seen: jax.Array, legal: jax.Array) -> jax.Array:
-        """bool[28]: the flips the greedy rule prefers (:mod:`agents.basic`), from the kinds
+        """bool[28]: the flips the greedy rule prefers (:mod:`agents.memtab_agents`), from the kinds
         ``seen`` (-1 unknown) of the player on turn; the caller falls back to the lowest
         unknown, then the lowest legal flip."""
         known = legal & (seen >= 0)

@@ -23,7 +23,8 @@ The game's parts, in this folder:
   stable-baselines3);
 - :mod:`~memtab_env.games.pelmanism.jax_env` (``PelmanismJax``, the jax extra).
 
-Its row in :mod:`memtab_env.registry` names them.
+Its row in :mod:`memtab_env.registry` names them. Its agents (``memtab_env.agents``, the
+repository's ``agents/`` folder) are ``pelmanism_agents`` and the shipped policy.
 """
 
 from __future__ import annotations
