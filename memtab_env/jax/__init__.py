@@ -41,13 +41,11 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from memtab_env.errors import InvalidOptionError
 from memtab_env.jax.env import Env, State, auto_reset, auto_reset_batch, shuffle, uniform_legal
 from memtab_env.jax.single_agent import SingleAgentEnv, SingleAgentState
+from memtab_env.registry import GAMES as _REGISTRY
 from memtab_env.registry import load
 
-#: env id -> ``"module:Class"`` of the game's JAX rules (in the game's folder)
-_JAX_RULES = {
-    "MemTab-v0": "memtab_env.games.memtab.jax_env:MemTabJax",
-    "Pelmanism-v0": "memtab_env.games.pelmanism.jax_env:PelmanismJax",
-}
+#: env id -> ``"module:Class"`` of the game's JAX rules (the ``jax_rules`` of its registry row)
+_JAX_RULES = {spec.env_id: spec.jax_rules for spec in _REGISTRY.values() if spec.jax_rules}
 _ENV_OPTIONS = ("memory", "reward", "illegal_action_penalty", "observe")
 
 

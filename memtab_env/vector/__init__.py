@@ -29,36 +29,33 @@ Every batched view is held to the scalar view, step for step, by
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-#: public name -> the module that defines it (imported when first asked for: the game
-#: modules import this package's shared modules, and stable-baselines3 is optional)
-_WHERE = {
-    "BatchedMemTab": "memtab_env.games.memtab.batched",
-    "MemTabVectorEnv": "memtab_env.games.memtab.vector_env",
-    "MemTabSB3VecEnv": "memtab_env.games.memtab.sb3_vec_env",
-    "BatchedPelmanism": "memtab_env.games.pelmanism.batched",
-    "PelmanismVectorEnv": "memtab_env.games.pelmanism.vector_env",
-    "PelmanismSB3VecEnv": "memtab_env.games.pelmanism.sb3_vec_env",
-    "BatchedMemoryBoard": "memtab_env.games.memory_board.batched",
-    "MemoryBoardVectorEnv": "memtab_env.games.memory_board.vector_env",
-    "MemoryBoardSB3VecEnv": "memtab_env.games.memory_board.sb3_vec_env",
+from memtab_env.registry import GAMES, game_spec, load
+
+#: public name -> ``"module:Class"``: every game's batched engine, vector env and SB3
+#: VecEnv, from its registry row (imported when first asked for: the game modules import
+#: this package's shared modules, and stable-baselines3 is optional)
+_EXPORTS = {
+    path.rpartition(":")[2]: path
+    for spec in GAMES.values()
+    for path in (spec.batched_engine, spec.vector_entry_point, spec.sb3_vec_env)
+    if path is not None
 }
 
-__all__ = sorted(_WHERE)
+__all__ = sorted(_EXPORTS)
 
 #: the ``vector_entry_point`` of ``MemTab-v0`` (``gymnasium.make_vec``)
-VECTOR_ENTRY_POINT = "memtab_env.games.memtab.vector_env:MemTabVectorEnv"
+VECTOR_ENTRY_POINT = game_spec("memtab").vector_entry_point
 #: the ``vector_entry_point`` of ``Pelmanism-v0``
-PELMANISM_VECTOR_ENTRY_POINT = "memtab_env.games.pelmanism.vector_env:PelmanismVectorEnv"
+PELMANISM_VECTOR_ENTRY_POINT = game_spec("pelmanism").vector_entry_point
 
 
 def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
+    if name in _EXPORTS:
+        return load(_EXPORTS[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+    return sorted([*globals(), *_EXPORTS])
