@@ -175,6 +175,11 @@ class BatchedGames:
         return self.rng[:, R_GAMES]
 
     @property
+    def flips(self) -> np.ndarray:
+        """(B,) flips made in each game so far (a view of the engine's clock)."""
+        raise NotImplementedError
+
+    @property
     def final_winners(self) -> np.ndarray:
         """(B, n) bool: the winners of the games that ended by the rules in the last step."""
         bits = self._final_bits[:, None] >> (1 + np.arange(self.num_players))

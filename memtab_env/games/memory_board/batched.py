@@ -80,6 +80,11 @@ class BatchedMemoryBoard(BatchedGames):
         return (self._supply0, self._land, self._kland, self._adj, self._nbr,
                 self.game.num_landscapes, self._children, self.game.max_turns, self._max_len)
 
+    @property
+    def flips(self) -> np.ndarray:
+        """(B,) flips made in each game so far (returns and passes are not flips)."""
+        return self.state[:, bk.CLOCK]
+
     def get_state(self, i: int) -> MemoryBoardState:
         """Game ``i`` as a :class:`~memtab_env.games.memory_board.rules.MemoryBoardState` (a
         copy), for the scalar engine, renderers and records."""

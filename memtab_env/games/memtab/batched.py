@@ -170,6 +170,11 @@ class BatchedMemTab(BatchedGames):
         return self.state[:, kn.BASE : kn.BASE + self.num_players]
 
     @property
+    def flips(self) -> np.ndarray:
+        """(B,) flips made in each game so far."""
+        return self.state[:, kn.CLOCK]
+
+    @property
     def final_instant_win(self) -> np.ndarray:
         """(B,) bool: whether the games that ended in the last step ended by instant win."""
         return (self._final_bits & 1).astype(bool)
