@@ -26,12 +26,15 @@ def invalidate_stale_cache(namespace: dict[str, Any], modules: Sequence[Any], st
 
     A digest of the ``modules``' sources is kept beside the cache (file ``stamp_name`` in
     the module's cache directory, so the name must differ between modules of one
-    folder); a different digest empties every kernel's cache index.
+    folder); a different digest empties the cache index of every kernel the module
+    defines. Kernels it imports from other modules are theirs to check: they are left
+    alone, and so is their cache directory.
     """
     digest = hashlib.sha256("".join(inspect.getsource(m) for m in modules).encode()).hexdigest()
     kernels = [
         f for f in namespace.values()
         if isinstance(f, Dispatcher) and hasattr(f._cache, "cache_path")
+        and f.py_func.__module__ == namespace["__name__"]
     ]  # fmt: skip
     if not kernels:
         return

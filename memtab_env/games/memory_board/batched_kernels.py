@@ -814,4 +814,4 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, actions: np.
         legal_row(st, i, masks, P, land, kland, adj, L)
 
 
-invalidate_stale_cache(globals(), [rn, bt, mm, mb], "board_vector_kernels.deps")
+invalidate_stale_cache(globals(), [rn, bt, mm, mb], "memory_board_batched_kernels.deps")

@@ -982,5 +982,5 @@ def venv_first_illegal(st: np.ndarray, actions: np.ndarray, P: int) -> int:
 # the kernels compile in rng.py, kernels.py and the scalar engine's constants
 invalidate_stale_cache(
     globals(), [_rng_module, _batch_module, _memory_module, _scalar_pelmanism],
-    "pelmanism_vector_kernels.deps",
+    "pelmanism_batched_kernels.deps",
 )
