@@ -255,7 +255,7 @@ class SearchAgent:
         return None
 
     def _root_state(self) -> np.ndarray:
-        """An engine state row (``memtab_kernels``) of the table as this agent sees it,
+        """An engine state row (``rules_kernels``) of the table as this agent sees it,
         seats relative to it (it is seat 0, on turn); the layout is filled per deal."""
         b = self.belief
         up = b.up_positions()

@@ -280,7 +280,7 @@ def test_info_block():
 
 def test_direct_kernel_entries_agree_with_the_dispatched_kernels():
     """The scalar engine calls the compiled kernels without numba's dispatcher
-    (``memtab_kernels.direct``); over random games they must return and write exactly
+    (``rules_kernels.direct``); over random games they must return and write exactly
     what the dispatched kernels do, and the engine objects must still pickle."""
     import pickle
 

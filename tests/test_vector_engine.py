@@ -386,7 +386,7 @@ def test_layouts_are_checked() -> None:
 # the greedy and random policies
 # ---------------------------------------------------------------------------------------
 def test_greedy_matches_agents_basic() -> None:
-    """``greedy_actions`` is ``agents.basic.GreedyAgent`` (perfect memory), flip for flip."""
+    """``greedy_actions`` is ``agents.memtab_agents.GreedyAgent`` (perfect memory), flip for flip."""
     from memtab_env.agents.memtab_agents import GreedyAgent
 
     b = 48
