@@ -26,7 +26,7 @@ equinox weights, nothing executed).
 game           name         agent
 =============  ===========  ===========================================================
 memtab         random       uniform over legal flips
-memtab         greedy       perfect-memory pair finder (exact rule: :mod:`memtab_env.agents.basic`)
+memtab         greedy       perfect-memory pair finder (exact rule: :mod:`memtab_env.agents.memtab_agents`)
 memtab         expert       hand-written player (:mod:`memtab_env.agents.expert`)
 memtab         search       determinized Monte Carlo search (:mod:`memtab_env.agents.search`)
 memtab         sb3          trained SB3 policy; needs ``path=`` (:mod:`memtab_env.agents.sb3_policy`)
@@ -62,8 +62,8 @@ class Agent(Protocol):
 
 #: (game, name) -> "module:Class", imported when first built
 REGISTRY: dict[tuple[str, str], str] = {
-    ("memtab", "random"): "memtab_env.agents.basic:RandomAgent",
-    ("memtab", "greedy"): "memtab_env.agents.basic:GreedyAgent",
+    ("memtab", "random"): "memtab_env.agents.memtab_agents:RandomAgent",
+    ("memtab", "greedy"): "memtab_env.agents.memtab_agents:GreedyAgent",
     ("memtab", "expert"): "memtab_env.agents.expert:ExpertAgent",
     ("memtab", "search"): "memtab_env.agents.search:SearchAgent",
     ("memtab", "sb3"): "memtab_env.agents.sb3_policy:SB3Agent",

@@ -58,7 +58,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from memtab_env.games.memtab import KIND_POINTS, NUM_KINDS, NUM_POSITIONS
+from memtab_env.games.memtab.rules import KIND_POINTS, NUM_KINDS, NUM_POSITIONS
 
 DOWN, UP, GONE, TABLEAU = 0, 1, 2, 3
 

@@ -3,7 +3,7 @@
 Every remembering MemTab agent (``greedy``, ``expert``, ``search``) keeps one
 :class:`MemTabBelief` and feeds it each observation dict it is asked to act on. The belief
 never reads hidden state: it parses the flat observation with the env's own encoder
-(:class:`memtab_env.observations.memtab.MemTabEncoder`, views ``status``, ``card``,
+(:class:`memtab_env.games.memtab.observation.MemTabEncoder`, views ``status``, ``card``,
 ``tableaux``, ``flip``, ``turn``) and keeps what it has seen.
 
 What it keeps
@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from memtab_env.games.memtab import DOWN, GONE, NUM_KINDS, NUM_POSITIONS, TABLEAU, UP, MemTab
-from memtab_env.observations.memtab import MemTabEncoder
+from memtab_env.games.memtab.observation import MemTabEncoder
+from memtab_env.games.memtab.rules import DOWN, GONE, NUM_KINDS, NUM_POSITIONS, TABLEAU, UP, MemTab
 
 _ENCODERS: dict[int, MemTabEncoder] = {}
 #: size of the flat observation is BASE + PER_PLAYER * n

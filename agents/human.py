@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from memtab_env.agents.belief import action_mask, encoder_for, flat_observation, num_players_of
 
-from memtab_env.games.memtab import CARD_CODES, DOWN, GONE, NUM_POSITIONS, TABLEAU, UP
+from memtab_env.games.memtab.rules import CARD_CODES, DOWN, GONE, NUM_POSITIONS, TABLEAU, UP
 
 ROWS, COLS = 4, 7
 HELP = (

@@ -3,8 +3,8 @@
 Both follow the agent protocol of :mod:`agents` (``reset(seed=None)``, ``act(observation)
 -> int``), where ``observation`` is the AEC observation dict of the acting player
 (``"observation"``: the flat int8 vector of
-:class:`memtab_env.observations.memory_board.MemoryBoardEncoder`, ``"action_mask"``,
-``"remembered_mask"``). Action ids: :mod:`memtab_env.games.memory_board`.
+:class:`memtab_env.games.memory_board.observation.MemoryBoardEncoder`, ``"action_mask"``,
+``"remembered_mask"``). Action ids: :mod:`memtab_env.games.memory_board.rules`.
 
 ``greedy`` is deterministic and reads only its observations. Its memory: the picture of
 every face-down card it has ever been shown (cards never move, so a picture once seen at
@@ -46,8 +46,8 @@ import numpy as np
 
 from memtab_env.boards import MAX_RETURN, Board, load_board
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games.memory_board import MemoryBoard
-from memtab_env.observations.memory_board import MemoryBoardEncoder
+from memtab_env.games.memory_board.observation import MemoryBoardEncoder
+from memtab_env.games.memory_board.rules import MemoryBoard
 
 # status one-hot columns and phase / stage indices of the encoder
 _DOWN, _UP, _FREE = 0, 1, 2

@@ -3,7 +3,7 @@
 Every agent follows the protocol of :mod:`agents`: ``reset(seed=None)`` at the start of a
 game and ``act(observation) -> int`` with the AEC observation dict of the acting player,
 ``{"observation": int8 vector (see
-:class:`memtab_env.observations.pelmanism.PelmanismEncoder`), "action_mask": int8 vector,
+:class:`memtab_env.games.pelmanism.observation.PelmanismEncoder`), "action_mask": int8 vector,
 "remembered_mask": int8 vector}``.
 
 Which game the observations come from: pass ``deck=`` (and optionally ``num_players=``)
@@ -18,7 +18,7 @@ player count), and an observation that fits no deck raises an error asking for
 agents need no knowledge of the deck.
 
 The greedy rule, exactly (deterministic; the values of
-:mod:`memtab_env.games.pelmanism_values` are computed for it). A card is *known* when it is
+:mod:`memtab_env.games.pelmanism.values` are computed for it). A card is *known* when it is
 face down and the observation shows its kind (under the ``perfect`` memory model: every
 card ever revealed; see :mod:`memtab_env.memory` for the others). Positions are compared
 by number; "lowest" is the smallest position.
@@ -52,12 +52,12 @@ from typing import Any
 import numpy as np
 
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games.pelmanism import (
+from memtab_env.games.pelmanism.observation import PelmanismEncoder
+from memtab_env.games.pelmanism.rules import (
     MAX_PAIRS_KINDS,
     MAX_QUARTETS_KINDS,
     Pelmanism,
 )
-from memtab_env.observations.pelmanism import PelmanismEncoder
 
 _DOWN, _UP, _GONE = 0, 1, 2  # status one-hot columns
 
@@ -145,7 +145,7 @@ class PelmanismNoMemoryAgent(PelmanismRandomAgent):
     uniformly random face-down card at both flips, whatever the memory model shows; its
     choices are those of :class:`PelmanismRandomAgent` with the same seed. Its known
     value: a solo game of ``pairs:n`` takes ``n**2`` turns on average
-    (:func:`memtab_env.games.pelmanism_values.solo_random_expected_turns`).
+    (:func:`memtab_env.games.pelmanism.values.solo_random_expected_turns`).
     """
 
 

@@ -3,8 +3,8 @@
 sb3-contrib has no masked recurrent PPO, and the env's ``action_masks()`` does not reach
 ``RecurrentPPO``. But in MemTab and Pelmanism the observation itself says which flips are
 legal for the player on turn: exactly the positions whose status is "face down" (status
-column 0 of :class:`memtab_env.observations.memtab.MemTabEncoder` and
-:class:`memtab_env.observations.pelmanism.PelmanismEncoder`). :class:`ObsMaskedLstmPolicy`
+column 0 of :class:`memtab_env.games.memtab.observation.MemTabEncoder` and
+:class:`memtab_env.games.pelmanism.observation.PelmanismEncoder`). :class:`ObsMaskedLstmPolicy`
 reads that mask from the observation it is given and sets the logits of every other
 action to -1e8 before building the action distribution (as sb3-contrib's
 ``MaskableCategorical`` does), in rollouts, in the PPO update (``evaluate_actions``) and in

@@ -8,7 +8,7 @@ At every searched flip the agent
    gone for good deduced, the unseen cards uniformly over the unknown face-down
    positions) from its own seeded generator;
 3. for every candidate flip and every deal, makes the flip in the engine's own numba
-   kernel (:func:`memtab_env.games.memtab_kernels.step`, so the rules exist once) and
+   kernel (:func:`memtab_env.games.memtab.rules_kernels.step`, so the rules exist once) and
    plays on, every player (itself included) playing the expert's policy
    (:func:`memtab_env.agents._memtab_policy.policy_choose`; in ``fast`` mode, which only skips the
    expectimax of a turn's first flip: a known pair, else an unknown card); each
@@ -53,7 +53,7 @@ from memtab_env.agents._memtab_policy import DEFAULT_WEIGHTS, policy_choose, rac
 from memtab_env.agents.belief import MemTabBelief, action_mask
 from numba import njit
 
-from memtab_env.games import memtab_kernels as K
+from memtab_env.games.memtab import rules_kernels as K
 
 DOWN, UP, GONE, TABLEAU = K.DOWN, K.UP, K.GONE, K.TABLEAU
 _NP = K.NUM_POSITIONS
@@ -255,7 +255,7 @@ class SearchAgent:
         return None
 
     def _root_state(self) -> np.ndarray:
-        """An engine state row (``memtab_kernels``) of the table as this agent sees it,
+        """An engine state row (``rules_kernels``) of the table as this agent sees it,
         seats relative to it (it is seat 0, on turn); the layout is filled per deal."""
         b = self.belief
         up = b.up_positions()

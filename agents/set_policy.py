@@ -4,7 +4,7 @@ MemTab's 28 positions are interchangeable: cards never move and nothing depends 
 a card lies, only on what is known about it. A plain MLP on the flat observation has to
 learn the same rule ("flip the twin of the card I just saw") 28 times over, once per
 position. This network reads the flat observation of
-:class:`memtab_env.observations.memtab.MemTabEncoder` as a *set* of 28 position tokens
+:class:`memtab_env.games.memtab.observation.MemTabEncoder` as a *set* of 28 position tokens
 (the position's status one-hot and card one-hot, with the global fields broadcast to
 every token) and applies the same layers to every token, mixing tokens only through a
 sum over the set (Deep Sets, Zaheer et al. 2017):
@@ -26,7 +26,7 @@ side neighbours (where a return may grow), and the actions are two logits per sp
 neighbour graph makes it equivariant only under the board's symmetries.
 
 The same network plays Pelmanism (``policy: set`` on ``Pelmanism-v0``): its observation
-(:class:`memtab_env.observations.pelmanism.PelmanismEncoder`) is also a status one-hot and a
+(:class:`memtab_env.games.pelmanism.observation.PelmanismEncoder`) is also a status one-hot and a
 kind one-hot per position followed by global fields, and the same kind graph expresses
 "a known pair" and "the twin of the card face up". A :func:`token_layout` says where the
 fields lie; MemTab's is inferred from the observation length (so the zips saved before
@@ -51,8 +51,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
-from memtab_env.games.memtab import MemTab
-from memtab_env.observations.memtab import MemTabEncoder
+from memtab_env.games.memtab.observation import MemTabEncoder
+from memtab_env.games.memtab.rules import MemTab
 
 #: scale applied to the score fields (-35..35) so that every input is of order one
 SCORE_SCALE = 0.1

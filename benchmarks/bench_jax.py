@@ -83,7 +83,9 @@ def numba_run(env_id: str, batch: int, with_obs: bool) -> Callable:
     optionally observations)."""
     from bench_vector import engine_run  # this folder's script: on the path when run
 
-    return engine_run(batch, with_obs, game="memtab" if env_id == "MemTab-v0" else "pelmanism")
+    from memtab_env.registry import game_spec
+
+    return engine_run(batch, with_obs, game=game_spec(env_id).name)
 
 
 def main(argv: list[str] | None = None) -> None:

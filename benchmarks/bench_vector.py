@@ -130,12 +130,11 @@ def engine_run(
 
 
 def _engine(game: str, num_envs: int, parallel: bool | None = None) -> Any:
-    """The batched engine of ``game`` (Pelmanism: standard deck, two players)."""
-    from memtab_env.vector import BatchedMemTab, BatchedPelmanism
+    """The batched engine of ``game`` with its default options (its registry row's
+    ``batched_engine``; Pelmanism: standard deck, two players)."""
+    from memtab_env.registry import game_spec, load
 
-    if game == "pelmanism":
-        return BatchedPelmanism(num_envs, parallel=parallel)
-    return BatchedMemTab(num_envs, parallel=parallel)
+    return load(game_spec(game).batched_engine)(num_envs, parallel=parallel)
 
 
 def engine_memory(num_envs: int, game: str = "memtab") -> int:
@@ -171,7 +170,7 @@ def vector_env_run(num_envs: int, game: str = "memtab") -> Callable:
     rng = np.random.default_rng(0)
     width = venv.single_action_space.n
     noise = [rng.random((num_envs, width), dtype=np.float32) for _ in range(8)]
-    clock = _clock(venv.engine, game)
+    clock = venv.engine.flips  # a view: the flips of each game so far
 
     def run(seconds: float) -> tuple[float, float]:
         flips = -int(clock.sum())
@@ -188,15 +187,6 @@ def vector_env_run(num_envs: int, game: str = "memtab") -> Callable:
                 return flips + int(clock.sum()), elapsed
 
     return run
-
-
-def _clock(engine: Any, game: str) -> np.ndarray:
-    """View of the engine's per-game flip counter (the flips of the game so far)."""
-    if game == "pelmanism":
-        return engine.flips
-    from memtab_env.vector import board_kernels, kernels
-
-    return engine.state[:, (board_kernels if game == "memory_board" else kernels).CLOCK]
 
 
 def vector_env_memory(num_envs: int, game: str = "memtab") -> int:
@@ -355,7 +345,7 @@ def popgym_memory() -> int:
 def pelmanism_table(seconds: float, repeats: int) -> None:
     """The batched Pelmanism engine (standard deck) next to the scalar Pelmanism envs."""
     from memtab_env import pelmanism_v0
-    from memtab_env.vector.engine import resolve_threads
+    from memtab_env.vector.engine_base import resolve_threads
 
     rows: list[tuple[str, float, float, int | None]] = []
     big = BATCH_SIZES[-1]
@@ -443,7 +433,7 @@ def sb3_rates(num_envs: int, timesteps: int) -> dict[str, float]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    from memtab_env.vector.sb3 import MemTabSB3VecEnv
+    from memtab_env.vector import MemTabSB3VecEnv
 
     def rate(venv: Any) -> float:
         model = MaskablePPO(
@@ -482,7 +472,7 @@ def memtab_table(s: float, r: int) -> None:
         raise SystemExit(missing_message(exc, "this benchmark's PettingZoo peers", extra="bench")) from None
 
     from memtab_env import memtab_v0
-    from memtab_env.vector.engine import resolve_threads
+    from memtab_env.vector.engine_base import resolve_threads
 
     # name, flips per wall second, flips per CPU second, peak bytes per game
     rows: list[tuple[str, float, float, int | None]] = []
@@ -538,6 +528,12 @@ def memtab_table(s: float, r: int) -> None:
 
 
 
+#: the tables ``--games`` chooses among (a game's short name), in the order they print
+TABLES: dict[str, Callable[[float, int], None]] = {
+    "memtab": memtab_table, "pelmanism": pelmanism_table, "memory_board": board_table,
+}
+
+
 # --------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
@@ -560,22 +556,19 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     s, r = args.seconds, args.repeats
     games = {g.strip() for g in args.games.split(",") if g.strip()}
-    unknown = sorted(games - {"memtab", "pelmanism", "memory_board"})
+    unknown = sorted(games - set(TABLES))
     if unknown or not games:
-        ap.error(f"--games: unknown table(s) {unknown}; allowed: memtab, pelmanism, memory_board")
+        ap.error(f"--games: unknown table(s) {unknown}; allowed: {', '.join(TABLES)}")
 
-    from memtab_env.vector.engine import available_cores
+    from memtab_env.vector.engine_base import available_cores
 
     print(
         f"cores: {available_cores()}; load average now: {os.getloadavg()[0]:.2f} "
         "(figures are only meaningful on a quiet machine)"
     )
-    if "memtab" in games:
-        memtab_table(s, r)
-    if "pelmanism" in games:
-        pelmanism_table(s, r)
-    if "memory_board" in games:
-        board_table(s, r)
+    for name, table in TABLES.items():
+        if name in games:
+            table(s, r)
     if "memtab" in games and not args.skip_sb3:
         import torch
 

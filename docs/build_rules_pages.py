@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 PAGES = {
-    "pelmanism": ("Pelmanism / Concentration", "memtab_env.pelmanism_v0", "memtab_env.games.pelmanism"),
+    "pelmanism": ("Pelmanism / Concentration", "memtab_env.pelmanism_v0", "memtab_env.games.pelmanism.rules"),
     "memory_board": ("Memory: The Board Game", "memtab_env.memory_board_v0",
-                     "memtab_env.games.memory_board"),
+                     "memtab_env.games.memory_board.rules"),
 }
 ROOT = Path(__file__).resolve().parent / "rules"
 

@@ -293,7 +293,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         if self.render_mode == "rgb_array":
             frame = renderer.rgb(self.game_state)
             if self.render_positions:
-                from memtab_env.render import draw_position_labels
+                from memtab_env.drawing import draw_position_labels
 
                 frame = draw_position_labels(frame, renderer.position_boxes())
             return frame
@@ -324,7 +324,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         if describe is not None:
             text = describe(self.game_state, t)
         else:
-            from memtab_env.render import describe_transition
+            from memtab_env.drawing import describe_transition
 
             text = describe_transition(self.game, self.game_state, t)
         return f"player_{t.player} {text}"

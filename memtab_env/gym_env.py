@@ -369,7 +369,7 @@ class SingleAgentEnv(gym.Env):
         of the view, one frame per learner step, thus shows the opponents' flips too)."""
         frame = self.aec.render()
         if self._notes is not None and frame is not None:
-            from memtab_env.render import draw_notes
+            from memtab_env.drawing import draw_notes
 
             return draw_notes(frame, self._notes, NOTE_ROWS)
         return frame

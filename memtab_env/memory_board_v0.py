@@ -14,7 +14,7 @@ turns them into tall trunks before the supply and the game run out.
 Rules
 -----
 ``docs/sources/004_c6aa3965ef94550f.txt`` with ``docs/rulings.md`` (board game 1-8);
-the engine's docstring (:mod:`memtab_env.games.memory_board`) states every ruling and
+the engine's docstring (:mod:`memtab_env.games.memory_board.rules`) states every ruling and
 every decision where the text is silent:
 
 1. Flip two face-down cards; the same picture: collect both and take another turn;
@@ -50,7 +50,7 @@ Observation Values    [0, 74]
 Observation
 -----------
 A dict: ``"observation"`` (int8 vector, layout in
-:class:`memtab_env.observations.memory_board.MemoryBoardEncoder`), ``"action_mask"``
+:class:`memtab_env.games.memory_board.observation.MemoryBoardEncoder`), ``"action_mask"``
 (int8[122], 1 = legal; all zeros when the agent is not on turn) and ``"remembered_mask"``
 (int8[60]: face-down spaces whose card this observer remembers under the memory model).
 

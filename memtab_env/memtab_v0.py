@@ -41,7 +41,7 @@ Observation Values    [-35, 35]
 Observation
 -----------
 A dict: ``"observation"`` (int8 vector, layout in
-:class:`memtab_env.observations.memtab.MemTabEncoder`), ``"action_mask"`` (int8[28], 1 =
+:class:`memtab_env.games.memtab.observation.MemTabEncoder`), ``"action_mask"`` (int8[28], 1 =
 legal flip; all zeros when the agent is not on turn) and ``"remembered_mask"`` (int8[28]:
 face-down positions whose card this observer remembers under the memory model).
 

@@ -8,12 +8,12 @@ pair, one point) and plays again; otherwise both go back face down in place and 
 seat plays. Every player watches every flip, and what an observation still shows of
 earlier flips is set by the memory model. With perfect memory the game is a known
 benchmark: its expected values are computed exactly in
-:mod:`memtab_env.games.pelmanism_values`.
+:mod:`memtab_env.games.pelmanism.values`.
 
 Rules
 -----
 Exactly ``docs/sources/003_aca21a63258bacff.txt`` with ``docs/rulings.md`` (Pelmanism
-1-4); the engine's docstring (:mod:`memtab_env.games.pelmanism`) states every decision
+1-4); the engine's docstring (:mod:`memtab_env.games.pelmanism.rules`) states every decision
 where the text is silent:
 
 1. Decks: ``standard`` (52 cards, a six matches any six: quartets; the default),
@@ -48,7 +48,7 @@ kinds): 1514 for ``colour`` with two players, ``2N (3 + N) + 2 n + 2`` for ``pai
 Observation
 -----------
 A dict: ``"observation"`` (int8 vector, layout in
-:class:`memtab_env.observations.pelmanism.PelmanismEncoder`), ``"action_mask"`` (int8[P],
+:class:`memtab_env.games.pelmanism.observation.PelmanismEncoder`), ``"action_mask"`` (int8[P],
 1 = legal flip; all zeros when the agent is not on turn) and ``"remembered_mask"``
 (int8[P]: face-down positions whose card this observer remembers under the memory model).
 

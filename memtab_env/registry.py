@@ -1,8 +1,11 @@
 """The table of games: one row per game, nothing else to edit when a game is added.
 
-Each row names (as ``"module:attr"`` strings, imported lazily) the engine class, the
-observation encoder class and the renderer of a game, and the ids it is registered under
-with Gymnasium (``MemTab-v0``) and PettingZoo (``memtab/MemTab-v0``).
+Each row names (as ``"module:attr"`` strings, imported lazily) the parts of a game that
+shared code asks for: the engine class, the observation encoder class, the renderer, the
+batched engine, the vector env, the SB3 VecEnv and the JAX rules (each game's parts live
+in its folder under :mod:`memtab_env.games`), and the ids it is registered under with
+Gymnasium (``MemTab-v0``) and PettingZoo (``memtab/MemTab-v0``). Shared code reads a
+game's row; it never branches on a game's name.
 """
 
 from __future__ import annotations
@@ -29,6 +32,13 @@ class GameSpec:
         max_episode_steps: Gymnasium step limit of the single-agent view (truncation).
         vector_entry_point: batched Gymnasium vector env for ``gymnasium.make_vec``
             (``vectorization_mode="vector_entry_point"``), or None.
+        batched_engine: ``"module:Class"`` of the batched engine (B games stepped by
+            compiled kernels, :class:`memtab_env.vector.engine_base.BatchedGames`), or None.
+        sb3_vec_env: ``"module:Class"`` of the batched Stable-Baselines3 ``VecEnv``
+            (:class:`memtab_env.vector.sb3.BatchedSB3VecEnv`; what ``vec_env: batched``
+            trains on), or None.
+        jax_rules: ``"module:Class"`` of the game's JAX rules (:mod:`memtab_env.jax`), or
+            None when the game has no JAX backend.
     """
 
     name: str
@@ -39,6 +49,9 @@ class GameSpec:
     aec_module: str
     max_episode_steps: int
     vector_entry_point: str | None = None
+    batched_engine: str | None = None
+    sb3_vec_env: str | None = None
+    jax_rules: str | None = None
 
     @property
     def pettingzoo_id(self) -> str:
@@ -56,32 +69,40 @@ GAMES: dict[str, GameSpec] = {
         name="memtab",
         env_id="MemTab-v0",
         engine="memtab_env.games.memtab:MemTab",
-        encoder="memtab_env.observations.memtab:MemTabEncoder",
-        renderer="memtab_env.render:MemTabRenderer",
+        encoder="memtab_env.games.memtab.observation:MemTabEncoder",
+        renderer="memtab_env.games.memtab.render:MemTabRenderer",
         aec_module="memtab_env.memtab_v0",
         max_episode_steps=250,
-        vector_entry_point="memtab_env.vector.gym_vector:MemTabVectorEnv",
+        vector_entry_point="memtab_env.games.memtab.vector_env:MemTabVectorEnv",
+        batched_engine="memtab_env.games.memtab.batched:BatchedMemTab",
+        sb3_vec_env="memtab_env.games.memtab.sb3_vec_env:MemTabSB3VecEnv",
+        jax_rules="memtab_env.games.memtab.jax_env:MemTabJax",
     ),
     "memory_board": GameSpec(
         name="memory_board",
         env_id="MemoryBoard-v0",
         engine="memtab_env.games.memory_board:MemoryBoard",
-        encoder="memtab_env.observations.memory_board:MemoryBoardEncoder",
-        renderer="memtab_env.render_memory_board:MemoryBoardRenderer",
+        encoder="memtab_env.games.memory_board.observation:MemoryBoardEncoder",
+        renderer="memtab_env.games.memory_board.render:MemoryBoardRenderer",
         aec_module="memtab_env.memory_board_v0",
         max_episode_steps=2500,
-        vector_entry_point="memtab_env.vector.board:MemoryBoardVectorEnv",
+        vector_entry_point="memtab_env.games.memory_board.vector_env:MemoryBoardVectorEnv",
+        batched_engine="memtab_env.games.memory_board.batched:BatchedMemoryBoard",
+        sb3_vec_env="memtab_env.games.memory_board.sb3_vec_env:MemoryBoardSB3VecEnv",
     ),
     "pelmanism": GameSpec(
         name="pelmanism",
         env_id="Pelmanism-v0",
         engine="memtab_env.games.pelmanism:Pelmanism",
-        encoder="memtab_env.observations.pelmanism:PelmanismEncoder",
-        renderer="memtab_env.render_pelmanism:PelmanismRenderer",
+        encoder="memtab_env.games.pelmanism.observation:PelmanismEncoder",
+        renderer="memtab_env.games.pelmanism.render:PelmanismRenderer",
         aec_module="memtab_env.pelmanism_v0",
         # learner flips; uniformly random solo play on a 52-card pairs deck averages 1350
         max_episode_steps=3000,
-        vector_entry_point="memtab_env.vector.pelmanism_gym:PelmanismVectorEnv",
+        vector_entry_point="memtab_env.games.pelmanism.vector_env:PelmanismVectorEnv",
+        batched_engine="memtab_env.games.pelmanism.batched:BatchedPelmanism",
+        sb3_vec_env="memtab_env.games.pelmanism.sb3_vec_env:PelmanismSB3VecEnv",
+        jax_rules="memtab_env.games.pelmanism.jax_env:PelmanismJax",
     ),
 }
 

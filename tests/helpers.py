@@ -8,7 +8,7 @@ import numpy as np
 import pettingzoo
 import pytest
 
-from memtab_env.games.memtab import CARD_CODES, CODE_TO_KIND, NUM_POSITIONS
+from memtab_env.games.memtab.rules import CARD_CODES, CODE_TO_KIND, NUM_POSITIONS
 
 #: PettingZoo's registry (``pettingzoo.make``) exists from 1.27; the floor is older
 HAS_PZ_REGISTRY = hasattr(pettingzoo, "register")

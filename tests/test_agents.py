@@ -11,15 +11,15 @@ from typing import Any
 import numpy as np
 import pytest
 from memtab_env.agents._memtab_policy import DEFAULT_WEIGHTS, policy_choose
-from memtab_env.agents.basic import GreedyAgent, greedy_flip
 from memtab_env.agents.belief import MemTabBelief
 from memtab_env.agents.human import HumanAgent, HumanQuit, parse_position, render_observation
+from memtab_env.agents.memtab_agents import GreedyAgent, greedy_flip
 from memtab_env.agents.search import SearchAgent
 
 from memtab_env import agents, memtab_v0
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games import memtab_kernels as K
-from memtab_env.games.memtab import CODE_TO_KIND, DOWN, GONE, TABLEAU, UP
+from memtab_env.games.memtab import rules_kernels as K
+from memtab_env.games.memtab.rules import CODE_TO_KIND, DOWN, GONE, TABLEAU, UP
 from tests.helpers import layout_with
 
 MEMORIES = ("perfect", "none", "decay:0.2", "window:6")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -14,7 +16,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import memtab_env
 from memtab_env.play import make_raw_env
 from memtab_env.record import replay
-from memtab_env.registry import GAMES
+from memtab_env.registry import GAMES, load
 from tests.helpers import needs_pz_registry
 
 NAMES = sorted(GAMES)
@@ -101,6 +103,45 @@ def test_every_game_has_a_rules_page_in_the_readme():
     text = open("README.md").read()
     for spec in GAMES.values():
         assert spec.env_id in text and spec.pettingzoo_id in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_game_is_one_folder(name):
+    """A game's parts live in its folder ``memtab_env/games/<name>/`` and load from its
+    registry row; the folder's ``__init__`` (the rules summary) exports the engine."""
+    spec = GAMES[name]
+    folder = f"memtab_env.games.{name}"
+    parts = {"engine": spec.engine, "encoder": spec.encoder, "renderer": spec.renderer,
+             "vector_entry_point": spec.vector_entry_point, "batched_engine": spec.batched_engine,
+             "sb3_vec_env": spec.sb3_vec_env, "jax_rules": spec.jax_rules}
+    optional = {"sb3_vec_env": "stable_baselines3", "jax_rules": "jax"}
+    modules = {folder, *(f"{folder}.{m}" for m in ("rules", "observation", "render", "batched",
+                                                   "vector_env", "sb3_vec_env", "jax_env"))}
+    for field, path in parts.items():
+        if path is None:
+            continue
+        assert path.partition(":")[0] in modules, (field, path)
+        if field in optional and importlib.util.find_spec(optional[field]) is None:
+            continue
+        assert isinstance(load(path), type), (field, path)
+    package = importlib.import_module(folder)
+    assert f"docs/rules/{name}.md" in package.__doc__  # the rules page it sums up
+    engine_cls = spec.engine.rpartition(":")[2]
+    assert getattr(package, engine_cls) is load(f"{folder}.rules:{engine_cls}")
+
+
+def test_no_game_owns_a_generic_module_name():
+    """The modules each game once owned under generic or game-prefixed names are gone:
+    shared folders hold what every game shares."""
+    root = Path(memtab_env.__file__).parent
+    for gone in ("render.py", "render_pelmanism.py", "render_memory_board.py", "vector/kernels.py",
+                 "vector/engine.py", "vector/gym_vector.py", "vector/pelmanism.py",
+                 "vector/pelmanism_kernels.py", "vector/pelmanism_gym.py", "vector/board.py",
+                 "vector/board_kernels.py", "jax/memtab.py", "jax/pelmanism.py",
+                 "observations/memtab.py", "observations/pelmanism.py", "observations/memory_board.py",
+                 "games/memtab_kernels.py", "games/pelmanism_values.py"):
+        assert not (root / gone).exists(), gone
+    assert not (root.parent / "agents" / "basic.py").exists()
 
 
 def test_package_version():

@@ -137,7 +137,7 @@ SMALL_BOARD = {
 @pytest.mark.parametrize("opponents", ["random", "greedy"])
 def test_board_game_endgames(memory: str, variant: str, num_players: int, opponents: str) -> None:
     """Returns, the final round and the children's returns: games on a small board end."""
-    from memtab_env.games.memory_board import MAIN
+    from memtab_env.games.memory_board.rules import MAIN
 
     ended = compare("MemoryBoard-v0", 4, 150, seed=3, board=SMALL_BOARD, variant=variant,
                     memory=memory, num_players=num_players, learner_seat=num_players - 1,

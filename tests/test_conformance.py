@@ -59,7 +59,7 @@ def test_metadata_matches_the_specs_table():
 
 
 def test_encoder_docstring_table_matches_fields():
-    from memtab_env.observations.memtab import MemTabEncoder
+    from memtab_env.games.memtab.observation import MemTabEncoder
 
     doc = MemTabEncoder.__doc__
     enc = memtab_v0.raw_env(num_players=3).encoder

@@ -173,7 +173,7 @@ def test_the_game_length_cap_truncates():
 def test_mask_only_opponents_play_as_through_observations(env_id, options):
     """The built-in random opponent is handed the legal mask instead of an observation
     (``mask_only``); it must make the same moves as through ``act(observation)``."""
-    from memtab_env.agents.basic import RandomAgent
+    from memtab_env.agents.memtab_agents import RandomAgent
 
     class ThroughObservations(RandomAgent):
         mask_only = False

@@ -22,7 +22,9 @@ from memtab_env.agents.memory_board_agents import (
 
 from memtab_env.boards import Board, default_board, load_board
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
-from memtab_env.games.memory_board import (
+from memtab_env.games.memory_board.observation import MemoryBoardEncoder
+from memtab_env.games.memory_board.render import MemoryBoardRenderer
+from memtab_env.games.memory_board.rules import (
     CHILDREN,
     DOWN,
     FINAL,
@@ -34,8 +36,6 @@ from memtab_env.games.memory_board import (
     MemoryBoardState,
 )
 from memtab_env.memory import Memory
-from memtab_env.observations.memory_board import MemoryBoardEncoder
-from memtab_env.render_memory_board import MemoryBoardRenderer
 
 # A small board: 2 rows of 8; farmland Y on columns 0-3, river B on columns 4-7.
 #   spaces  0  1  2  3 | 4  5  6  7

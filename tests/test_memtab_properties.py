@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtab_env.games.memtab import DOWN, GONE, NUM_KINDS, TABLEAU, UP, MemTab
+from memtab_env.games.memtab.observation import MemTabEncoder
+from memtab_env.games.memtab.rules import DOWN, GONE, NUM_KINDS, TABLEAU, UP, MemTab
 from memtab_env.memory import Memory
-from memtab_env.observations.memtab import MemTabEncoder
 
 players = st.integers(1, 6)
 seeds = st.integers(0, 2**32 - 1)

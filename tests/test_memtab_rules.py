@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
-from memtab_env.games.memtab import DOWN, GONE, MAX_TURNS, TABLEAU, UP, MemTab
+from memtab_env.games.memtab.rules import DOWN, GONE, MAX_TURNS, TABLEAU, UP, MemTab
 from tests.helpers import layout_with
 
 
@@ -280,11 +280,11 @@ def test_info_block():
 
 def test_direct_kernel_entries_agree_with_the_dispatched_kernels():
     """The scalar engine calls the compiled kernels without numba's dispatcher
-    (``memtab_kernels.direct``); over random games they must return and write exactly
+    (``rules_kernels.direct``); over random games they must return and write exactly
     what the dispatched kernels do, and the engine objects must still pickle."""
     import pickle
 
-    from memtab_env.games import memtab_kernels as K
+    from memtab_env.games.memtab import rules_kernels as K
     from memtab_env.memory import Memory
 
     step, observe = K.direct("step"), K.direct("observe")

@@ -13,7 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
-from memtab_env.games.pelmanism import (
+from memtab_env.games.pelmanism.observation import PelmanismEncoder
+from memtab_env.games.pelmanism.render import PelmanismRenderer
+from memtab_env.games.pelmanism.rules import (
     DOWN,
     GONE,
     STANDARD_CARD_CODES,
@@ -24,8 +26,6 @@ from memtab_env.games.pelmanism import (
     parse_deck,
 )
 from memtab_env.memory import Memory
-from memtab_env.observations.pelmanism import PelmanismEncoder
-from memtab_env.render_pelmanism import PelmanismRenderer
 
 
 def play(game, state, script):

@@ -1,6 +1,6 @@
 """Known values of Pelmanism and the agents that reach them.
 
-- The dynamic programs of :mod:`memtab_env.games.pelmanism_values` are exact: for tiny
+- The dynamic programs of :mod:`memtab_env.games.pelmanism.values` are exact: for tiny
   packs they equal, as fractions, the average over *every* deal of games played by the
   engine with the greedy agent (brute-force enumeration).
 - On larger packs, seeded games of engine + agent agree with them within sampling error.
@@ -28,8 +28,9 @@ from memtab_env.agents.pelmanism_agents import (
 )
 
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games.pelmanism import Pelmanism, PelmanismState
-from memtab_env.games.pelmanism_values import (
+from memtab_env.games.pelmanism.observation import PelmanismEncoder
+from memtab_env.games.pelmanism.rules import Pelmanism, PelmanismState
+from memtab_env.games.pelmanism.values import (
     deck_parameters,
     solo_greedy_expected_turns,
     solo_greedy_table,
@@ -41,7 +42,6 @@ from memtab_env.games.pelmanism_values import (
     velleman_warrington_asymptote,
 )
 from memtab_env.memory import Memory
-from memtab_env.observations.pelmanism import PelmanismEncoder
 
 
 def observe(game, enc, mem, state, player):

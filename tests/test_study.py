@@ -73,7 +73,7 @@ def test_a_follow_up_track_trains_only_the_cells_it_names() -> None:
 
 
 def test_solo_scores_run_from_random_play_to_the_exact_optimum() -> None:
-    from memtab_env.games.pelmanism_values import solo_optimal_expected_turns
+    from memtab_env.games.pelmanism.values import solo_optimal_expected_turns
 
     options = {"deck": "pairs:6"}
     assert study.solo_turns_bounds(options) == (36.0, pytest.approx(9.162481962481962))

@@ -206,6 +206,19 @@ def test_smoke_run_other_games(config: str, tmp_path: Path) -> None:
     assert report["config"]["env_options"] == load_yaml(ROOT / "configs" / config).env_options
 
 
+def test_smoke_run_batched_board(tmp_path: Path) -> None:
+    """``vec_env: batched`` trains the board game too: its numba engine steps the random
+    and greedy games (one batch per opponent), and the model is evaluated as usual."""
+    run_train(["--config", "configs/board.yaml", "--vec_env", "batched", *TINY], tmp_path)
+    run = only_run(tmp_path)
+    assert run.name.startswith("MemoryBoard-v0__")
+    assert saved_timesteps(run / "model.zip") >= 256
+    report = json.loads((run / "eval.json").read_text())
+    assert report["env_id"] == "MemoryBoard-v0" and report["config"]["vec_env"] == "batched"
+    assert set(report["results"]) == {"random", "greedy"}
+    assert all(r["games"] == 4 for r in report["results"].values())
+
+
 def test_env_options_are_checked_by_the_game() -> None:
     base = dict(env_id="Pelmanism-v0", policy="mlp", opponents={"random": 1.0},
                 eval_opponents=["random"])
@@ -214,9 +227,19 @@ def test_env_options_are_checked_by_the_game() -> None:
         Config(**base, env_options={"deck": "bogus"}).validate()
     with pytest.raises(ConfigError, match=r"unknown option\(s\) \['dek'\].*allowed"):
         Config(**base, env_options={"dek": "pairs:8"}).validate()
-    with pytest.raises(ConfigError, match="batched.*not MemoryBoard-v0"):
+    Config(env_id="MemoryBoard-v0", vec_env="batched", eval_opponents=["random"],
+           opponents={"random": 1.0}).validate()
+
+
+def test_batched_needs_the_game_to_name_a_batched_vec_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``vec_env: batched`` trains the games whose registry row names an ``sb3_vec_env``
+    (all of them today); a game without one is refused by name."""
+    from memtab_env.registry import GAMES
+
+    monkeypatch.setitem(GAMES, "memory_board", dataclasses.replace(GAMES["memory_board"], sb3_vec_env=None))
+    with pytest.raises(ConfigError, match=r"batched.*\['memtab', 'pelmanism'\], not MemoryBoard-v0"):
         Config(env_id="MemoryBoard-v0", vec_env="batched", eval_opponents=["random"],
-                     opponents={"random": 1.0}).validate()
+               opponents={"random": 1.0}).validate()
 
 
 def test_training_seeds_never_touch_the_reserved_evaluation_deals() -> None:

@@ -37,8 +37,7 @@ def test_an_empty_mask_does_crash_a_masked_categorical() -> None:
 
 
 def gym_vector_envs():
-    from memtab_env.vector.gym_vector import MemTabVectorEnv
-    from memtab_env.vector.pelmanism_gym import PelmanismVectorEnv
+    from memtab_env.vector import MemTabVectorEnv, PelmanismVectorEnv
 
     yield "MemTabVectorEnv", MemTabVectorEnv(num_envs=4, opponents="greedy", learner_seat="random")
     yield "PelmanismVectorEnv", PelmanismVectorEnv(num_envs=4, opponents="random", deck="pairs:3")
@@ -72,7 +71,7 @@ def sb3_vec_envs():
 
     from memtab_env.train.config import config_from_dict
     from memtab_env.train.vec import ConcatVecEnv, make_env_fn
-    from memtab_env.vector.sb3 import MemTabSB3VecEnv, PelmanismSB3VecEnv
+    from memtab_env.vector import MemTabSB3VecEnv, PelmanismSB3VecEnv
 
     yield MemTabSB3VecEnv(num_envs=4, seed=0, opponents="random")
     yield PelmanismSB3VecEnv(num_envs=4, seed=0, opponents="random", deck="pairs:3")

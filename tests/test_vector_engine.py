@@ -24,13 +24,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
-from memtab_env.games.memtab import DECK, NUM_POSITIONS, TABLEAU, MemTab
+from memtab_env.games.memtab import batched_kernels as kn
+from memtab_env.games.memtab.observation import MemTabEncoder
+from memtab_env.games.memtab.rules import DECK, NUM_POSITIONS, TABLEAU, MemTab
 from memtab_env.memory import Memory
 from memtab_env.memtab_v0 import raw_env
-from memtab_env.observations.memtab import MemTabEncoder
 from memtab_env.rewards import win_rewards
 from memtab_env.vector import BatchedMemTab
-from memtab_env.vector import kernels as kn
+from memtab_env.vector import batch_kernels as bt
 from tests.helpers import layout_with
 from tests.referee import Referee
 
@@ -385,8 +386,8 @@ def test_layouts_are_checked() -> None:
 # the greedy and random policies
 # ---------------------------------------------------------------------------------------
 def test_greedy_matches_agents_basic() -> None:
-    """``greedy_actions`` is ``agents.basic.GreedyAgent`` (perfect memory), flip for flip."""
-    from memtab_env.agents.basic import GreedyAgent
+    """``greedy_actions`` is ``agents.memtab_agents.GreedyAgent`` (perfect memory), flip for flip."""
+    from memtab_env.agents.memtab_agents import GreedyAgent
 
     b = 48
     eng = BatchedMemTab(b, num_players=3, memory="perfect")
@@ -513,7 +514,7 @@ def test_outputs_are_preallocated_and_typed() -> None:
 
 
 def test_kernel_runner_covers_every_game_once() -> None:
-    from memtab_env.vector.engine import KernelRunner, resolve_threads
+    from memtab_env.vector.engine_base import KernelRunner, resolve_threads
 
     seen = np.zeros(1000, dtype=np.int64)
 
@@ -548,7 +549,7 @@ def test_layout_constants_match_the_scalar_code(num_players: int) -> None:
     assert kn.ROW == game.new_game(np.random.default_rng(0)).data.size
     eng = BatchedMemTab(2, num_players=num_players, memory="decay:0.5")
     assert eng.state.shape[1] == kn.state_width(num_players, kn.MEM_DECAY) > kn.ROW
-    assert eng.rng.shape[1] == kn.rng_width(num_players, True)
+    assert eng.rng.shape[1] == bt.rng_width(num_players, True)
     eng.reset(seed=[3, 4])
     fresh = game.new_game(np.random.default_rng(3))
     np.testing.assert_array_equal(eng.state[0, : kn.ROW], fresh.data)

@@ -16,7 +16,7 @@ from gymnasium.vector import AutoresetMode
 
 import memtab_env  # noqa: F401 - registers MemTab-v0
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
-from memtab_env.games.memtab import NUM_POSITIONS
+from memtab_env.games.memtab.rules import NUM_POSITIONS
 from memtab_env.vector import VECTOR_ENTRY_POINT, MemTabVectorEnv
 
 

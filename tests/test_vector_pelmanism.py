@@ -1,6 +1,6 @@
 """The batched Pelmanism engine plays exactly the scalar engine's games (issue 7).
 
-The batched kernels restate the rules of :mod:`memtab_env.games.pelmanism` (the scalar
+The batched kernels restate the rules of :mod:`memtab_env.games.pelmanism.rules` (the scalar
 transition is Python), so these differential tests are what keeps the two equal. They run
 many hundreds of games of every deck kind (``standard``, ``colour``, ``pairs:N``,
 ``quartets:N``), 1-6 players and every memory model through :class:`BatchedPelmanism`
@@ -32,13 +32,13 @@ from hypothesis import strategies as hst
 import memtab_env  # noqa: F401 - registers Pelmanism-v0
 from memtab_env import agents
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
-from memtab_env.games.pelmanism import Pelmanism
+from memtab_env.games.pelmanism import batched_kernels as pk
+from memtab_env.games.pelmanism.observation import PelmanismEncoder
+from memtab_env.games.pelmanism.rules import Pelmanism
 from memtab_env.memory import Memory
-from memtab_env.observations.pelmanism import PelmanismEncoder
 from memtab_env.play import make_raw_env
 from memtab_env.rewards import win_rewards
 from memtab_env.vector import PELMANISM_VECTOR_ENTRY_POINT, BatchedPelmanism, PelmanismVectorEnv
-from memtab_env.vector import pelmanism_kernels as pk
 
 SCALE = int(os.environ.get("MEMTAB_VECTOR_DIFF_SCALE", "1"))
 MEMORIES = ["perfect", "none", "window:0", "window:1", "window:5", "decay:0.25", "decay:0", "decay:1"]
@@ -741,7 +741,7 @@ def test_sb3_adapter_and_maskable_ppo() -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from memtab_env.vector.sb3 import PelmanismSB3VecEnv
+    from memtab_env.vector import PelmanismSB3VecEnv
 
     raw = PelmanismSB3VecEnv(num_envs=8, seed=1, deck="pairs:4", opponents="greedy")
     assert is_masking_supported(raw)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from memtab_env.games.memtab import DECK
+from memtab_env.games.memtab.rules import DECK
 from memtab_env.vector import rng as R
 
 SEEDS = [0, 1, 5, 12345, 2**32 - 1, 2**32, 2**62 + 7, 2**63 + 12345, 2**64 - 1]

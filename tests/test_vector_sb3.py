@@ -12,7 +12,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
-from memtab_env.vector.sb3 import MemTabSB3VecEnv  # noqa: E402
+from memtab_env.vector import MemTabSB3VecEnv  # noqa: E402
 
 
 def test_vecenv_contract() -> None:
@@ -76,7 +76,7 @@ def test_maskable_ppo_trains_on_it() -> None:
 def test_board_game_adapter_and_maskable_ppo() -> None:
     """The board game's adapter: (B, 2 P + 2) masks, and MaskablePPO never sends an
     illegal action through it."""
-    from memtab_env.vector.sb3 import MemoryBoardSB3VecEnv
+    from memtab_env.vector import MemoryBoardSB3VecEnv
 
     venv = VecMonitor(MemoryBoardSB3VecEnv(num_envs=4, seed=2, opponents="greedy", max_turns=20))
     obs = venv.reset()

@@ -40,19 +40,34 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 from memtab_env.errors import InvalidOptionError
 from memtab_env.jax.env import Env, State, auto_reset, auto_reset_batch, shuffle, uniform_legal
-from memtab_env.jax.memtab import MemTabJax
-from memtab_env.jax.pelmanism import PelmanismJax
 from memtab_env.jax.single_agent import SingleAgentEnv, SingleAgentState
+from memtab_env.registry import GAMES as _REGISTRY
+from memtab_env.registry import load
 
-#: env id -> the game's JAX rules
-GAMES: dict[str, type] = {"MemTab-v0": MemTabJax, "Pelmanism-v0": PelmanismJax}
+#: env id -> ``"module:Class"`` of the game's JAX rules (the ``jax_rules`` of its registry row)
+_JAX_RULES = {spec.env_id: spec.jax_rules for spec in _REGISTRY.values() if spec.jax_rules}
 _ENV_OPTIONS = ("memory", "reward", "illegal_action_penalty", "observe")
 
 
+def games() -> dict[str, type]:
+    """Env id -> the game's JAX rules class, for every game with a JAX backend (the game
+    modules are imported here, not with this package: they import it)."""
+    return {env_id: load(path) for env_id, path in _JAX_RULES.items()}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GAMES":
+        return games()
+    for path in _JAX_RULES.values():
+        if path.rpartition(":")[2] == name:
+            return load(path)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _game(env_id: str, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    if env_id not in GAMES:
-        raise InvalidOptionError(f"no JAX backend for {env_id!r}; JAX ids: {sorted(GAMES)}")
-    cls = GAMES[env_id]
+    if env_id not in _JAX_RULES:
+        raise InvalidOptionError(f"no JAX backend for {env_id!r}; JAX ids: {sorted(_JAX_RULES)}")
+    cls = load(_JAX_RULES[env_id])
     import inspect
 
     game_params = [p for p in inspect.signature(cls).parameters]

@@ -98,7 +98,7 @@ class Env:
     """A game's functional env. Build it with :func:`memtab_env.jax.make`.
 
     Args:
-        game: the game's JAX rules (:class:`memtab_env.jax.memtab.MemTabJax`, ...).
+        game: the game's JAX rules (:class:`memtab_env.games.memtab.jax_env.MemTabJax`, ...).
         memory: ``"perfect"``, ``"none"``, ``"decay:p"`` or ``"window:k"``.
         reward: ``"win"``, ``"score"`` or ``"turns"`` (:mod:`memtab_env.rewards`).
         illegal_action_penalty: the offender's reward for an illegal action.

@@ -19,7 +19,7 @@ Opponents are pure JAX functions stepped inside :meth:`SingleAgentEnv.step`:
     among the filled ones) and samples its flips from it, with a recurrent state of its
     own that sees the seat's observation each time it acts.
 ``greedy``
-    the exact greedy rule of the game's numpy agent (:mod:`agents.basic`,
+    the exact greedy rule of the game's numpy agent (:mod:`agents.memtab_agents`,
     :mod:`agents.pelmanism_agents`), keeping its own memory as ``agents.make("greedy")``
     does: every kind one of its own observations showed (it observes only when it acts,
     so under ``window`` and ``decay`` it misses what the env dropped meanwhile). Its

@@ -15,7 +15,7 @@ Protocol (``configs/study.yaml`` holds every number; ``memtab study`` runs it):
   strong reference. ``solo-turns`` (Pelmanism solo): ``(E_random - T) / (E_random -
   E_opt)``, ``T`` the mean number of turns over the track's deals, ``E_random = n**2`` and
   ``E_opt`` the exact optimum of perfect-memory play
-  (:mod:`memtab_env.games.pelmanism_values`). ``benchmark`` (``memtab-2p-none``): the
+  (:mod:`memtab_env.games.pelmanism.values`). ``benchmark`` (``memtab-2p-none``): the
   benchmark track of that id (``BENCHMARK.md``: its deals, every deal once per seat, win
   shares) against its reference opponents that the JAX view plays exactly (``random``
   and ``greedy``; ``expert`` is a Python agent, left to the full protocol), normalised
@@ -253,8 +253,8 @@ def load_study(path: str | Path) -> Study:
 def solo_turns_bounds(options: dict[str, Any]) -> tuple[float, float]:
     """``(E_random, E_opt)``: the expected turns of uniformly random and of optimal
     solo Pelmanism play for the deck of ``options`` (pairs decks)."""
-    from memtab_env.games.pelmanism import parse_deck
-    from memtab_env.games.pelmanism_values import (
+    from memtab_env.games.pelmanism.rules import parse_deck
+    from memtab_env.games.pelmanism.values import (
         solo_optimal_expected_turns,
         solo_random_expected_turns,
     )

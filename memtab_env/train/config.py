@@ -39,8 +39,14 @@ SELF = "self"
 DEFAULT_ENV_ID = "MemTab-v0"
 #: opponents that the batched engines step inside their compiled kernels
 BATCHED_OPPONENTS = ("random", "greedy")
-#: game -> its batched SB3 VecEnv (memtab_env.vector.sb3)
-BATCHED_GAMES = {"memtab": "MemTabSB3VecEnv", "pelmanism": "PelmanismSB3VecEnv"}
+
+
+def batched_games() -> list[str]:
+    """The games that ``vec_env: batched`` trains: those whose registry row names a
+    batched SB3 VecEnv (``sb3_vec_env``)."""
+    from memtab_env.registry import GAMES
+
+    return sorted(spec.name for spec in GAMES.values() if spec.sb3_vec_env is not None)
 
 
 def _no_legal_status(game: str) -> bool:
@@ -144,9 +150,9 @@ class Config:
     n_envs: int = 8
     """Number of parallel training envs."""
     vec_env: str = "dummy"
-    """dummy (one process), subproc (SubprocVecEnv, one process per env) or batched
-    (MemTab and Pelmanism: the numba engines of memtab_env.vector step the random and greedy games;
-    the rest of the mix runs in scalar envs in the same process)."""
+    """dummy (one process), subproc (SubprocVecEnv, one process per env) or batched (the
+    game's numba engine, the sb3_vec_env of its registry row, steps the random and greedy
+    games; the rest of the mix runs in scalar envs in the same process)."""
 
     # -- self-play ---------------------------------------------------------------------
     snapshot_every: int = 50_000
@@ -327,8 +333,8 @@ class Config:
                 f"seed {self.seed}: training envs would use seeds reserved for the benchmark's "
                 "evaluation deals [1000000000, 1001000000) (BENCHMARK.md); choose another seed"
             )
-        if self.vec_env == "batched" and self.game not in BATCHED_GAMES:
-            raise ConfigError(f"vec_env 'batched' plays {sorted(BATCHED_GAMES)}, not {self.env_id}")
+        if self.vec_env == "batched" and self.game not in batched_games():
+            raise ConfigError(f"vec_env 'batched' plays {batched_games()}, not {self.env_id}")
         from memtab_env.play import make_raw_env
 
         try:  # the game checks its own options (names and values) and says what is allowed

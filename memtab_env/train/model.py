@@ -54,7 +54,7 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
                clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
                target_kl=cfg.target_kl, **common)
     layout: dict[str, Any] | None = None
-    if cfg.policy == "set" and cfg.game != "memtab":  # MemTab's follows from the obs length
+    if cfg.policy == "set":  # where the fields lie, from the game's encoder (slot memory too)
         from memtab_env.agents.set_policy import token_layout
 
         layout = token_layout(cfg.game, num_players=cfg.num_players, **cfg.env_options)
@@ -69,12 +69,10 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
             kwargs["legal_status"] = legal_status(cfg.game, num_players=cfg.num_players, **cfg.env_options)
         if cfg.slot_memory:
             from memtab_env.agents.recurrent_policy import SlotMemoryPolicy
-            from memtab_env.agents.set_policy import token_layout
 
             policy = SlotMemoryPolicy
             kwargs = dict(legal_status=kwargs["legal_status"], slot_size=cfg.slot_memory,
-                          set_dim=cfg.set_dim, set_layers=cfg.set_layers,
-                          layout=layout or token_layout(cfg.game, num_players=cfg.num_players))
+                          set_dim=cfg.set_dim, set_layers=cfg.set_layers, layout=layout)
         elif cfg.policy == "set":
             from memtab_env.agents.set_policy import SetFeatures
 
@@ -86,9 +84,7 @@ def make_model(cfg: Config, env: Any, tensorboard_dir: str | None) -> Any:
         from memtab_env.agents.set_policy import MaskableMemTabSetPolicy, MemTabSetPolicy
 
         policy = MaskableMemTabSetPolicy if cfg.algo == "maskable_ppo" else MemTabSetPolicy
-        kwargs = dict(set_dim=cfg.set_dim, set_layers=cfg.set_layers)
-        if layout is not None:
-            kwargs["set_layout"] = layout
+        kwargs = dict(set_dim=cfg.set_dim, set_layers=cfg.set_layers, set_layout=layout)
     else:
         policy = "MlpPolicy"
         kwargs = dict(net_arch=list(cfg.net_arch), activation_fn=activation)

@@ -1,6 +1,7 @@
 """The training vector env: scalar Gymnasium views in SB3's ``DummyVecEnv`` or
-``SubprocVecEnv``, or the numba-batched engines (:mod:`memtab_env.vector.sb3`) next to an
-in-process group of scalar envs for the opponents the batch cannot play."""
+``SubprocVecEnv``, or the game's numba-batched engine (the ``sb3_vec_env`` of its registry
+row, a :class:`memtab_env.vector.sb3.BatchedSB3VecEnv`) next to an in-process group of
+scalar envs for the opponents the batch cannot play."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-import memtab_env
-from memtab_env.train.config import BATCHED_GAMES, BATCHED_OPPONENTS, Config, ConfigError
+from memtab_env.registry import game_spec, load
+from memtab_env.train.config import BATCHED_OPPONENTS, Config, ConfigError, batched_games
 from memtab_env.train.opponents import OpponentMix, SelfPlayPool
 
 
@@ -62,7 +63,7 @@ def split_counts(total: int, weights: Sequence[float]) -> list[int]:
 
 
 def batched_vec_env(cfg: Config, seed: int) -> VecEnv:
-    """The numba-batched engine (:mod:`memtab_env.vector.sb3`) as an SB3 VecEnv.
+    """The game's numba-batched engine (its registry row's ``sb3_vec_env``) as an SB3 VecEnv.
 
     Its opponents are compiled into the batch, so it has ``random`` and ``greedy`` only,
     and all games of one batch share their opponents. The ``n_envs`` games are therefore
@@ -73,11 +74,10 @@ def batched_vec_env(cfg: Config, seed: int) -> VecEnv:
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    from memtab_env.vector import sb3
-
-    if cfg.game not in BATCHED_GAMES:
-        raise ConfigError(f"vec_env 'batched' plays {sorted(BATCHED_GAMES)}, not {cfg.env_id}")
-    batched_cls = getattr(sb3, BATCHED_GAMES[cfg.game])
+    spec = game_spec(cfg.env_id)
+    if spec.sb3_vec_env is None:
+        raise ConfigError(f"vec_env 'batched' plays {batched_games()}, not {cfg.env_id}")
+    batched_cls = load(spec.sb3_vec_env)
     active = {n: w for n, w in cfg.opponents.items() if w > 0}
     groups: list[tuple[str, float]] = [(n, w) for n, w in active.items() if n in BATCHED_OPPONENTS]
     rest = {n: w for n, w in active.items() if n not in BATCHED_OPPONENTS}
@@ -98,7 +98,7 @@ def batched_vec_env(cfg: Config, seed: int) -> VecEnv:
                 num_envs=count, seed=seed + offset, opponents=name, learner_seat=cfg.learner_seat,
                 memory=cfg.memory, reward=cfg.reward, num_players=cfg.num_players,
                 illegal_penalty=cfg.illegal_penalty,
-                max_episode_steps=memtab_env.game_spec(cfg.env_id).max_episode_steps,
+                max_episode_steps=spec.max_episode_steps,
                 **cfg.env_options,
             )
         parts.append(part)

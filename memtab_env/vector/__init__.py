@@ -1,22 +1,27 @@
 """The batched engines of the three games and their vector envs.
 
-- :class:`~memtab_env.vector.engine.BatchedMemTab`: B games stepped at once by numba
-  kernels, one flip per game per step, with the scalar engine's transition kernel, per-game
-  seeds (the scalar env's games, game for game), auto-reset, masks and observations for
-  every memory model written into preallocated arrays.
-- :class:`~memtab_env.vector.gym_vector.MemTabVectorEnv`: the single-agent Gymnasium view,
-  batched, with ``random`` / ``greedy`` opponents stepped inside the batch.
-- :class:`~memtab_env.vector.sb3.MemTabSB3VecEnv` (needs stable-baselines3): an SB3
-  ``VecEnv`` with ``action_masks()`` for sb3-contrib's ``MaskablePPO``.
-- :class:`~memtab_env.vector.pelmanism.BatchedPelmanism`,
-  :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv` and
-  :class:`~memtab_env.vector.sb3.PelmanismSB3VecEnv`: the same for Pelmanism (every deck,
-  1-6 players, the ``max_turns`` house rule), with the same API; its kernels restate the
-  scalar rules, kept equal to them by ``tests/test_vector_pelmanism.py``.
-- :class:`~memtab_env.vector.board.BatchedMemoryBoard`,
-  :class:`~memtab_env.vector.board.MemoryBoardVectorEnv` and
-  :class:`~memtab_env.vector.sb3.MemoryBoardSB3VecEnv`: the same for Memory: The Board
-  Game (any board, both variants); its kernels restate the scalar rules too.
+- ``BatchedMemTab`` (:mod:`memtab_env.games.memtab.batched`): B games stepped at once by
+  numba kernels, one flip per game per step, with the scalar engine's transition kernel,
+  per-game seeds (the scalar env's games, game for game), auto-reset, masks and
+  observations for every memory model written into preallocated arrays.
+- ``MemTabVectorEnv`` (:mod:`memtab_env.games.memtab.vector_env`): the single-agent
+  Gymnasium view, batched, with ``random`` / ``greedy`` opponents stepped inside the batch.
+- ``MemTabSB3VecEnv`` (:mod:`memtab_env.games.memtab.sb3_vec_env`, needs
+  stable-baselines3): an SB3 ``VecEnv`` with ``action_masks()`` for sb3-contrib's
+  ``MaskablePPO``.
+- ``BatchedPelmanism``, ``PelmanismVectorEnv`` and ``PelmanismSB3VecEnv``: the same for
+  Pelmanism (every deck, 1-6 players, the ``max_turns`` house rule), with the same API; its
+  kernels restate the scalar rules, kept equal to them by ``tests/test_vector_pelmanism.py``.
+- ``BatchedMemoryBoard``, ``MemoryBoardVectorEnv`` and ``MemoryBoardSB3VecEnv``: the same
+  for Memory: The Board Game (any board, both variants); its kernels restate the scalar
+  rules too.
+
+Each game's batched parts live in its folder under :mod:`memtab_env.games`; this package
+holds what they share (:mod:`~memtab_env.vector.engine_base`,
+:mod:`~memtab_env.vector.vector_env_base`, :mod:`~memtab_env.vector.sb3`, and the kernels
+of :mod:`~memtab_env.vector.rng`, :mod:`~memtab_env.vector.batch_kernels` and
+:mod:`~memtab_env.vector.memory_kernels`) and imports every game's classes by name, when
+first asked for.
 
 Every batched view is held to the scalar view, step for step, by
 ``tests/test_batched_equals_scalar.py``.
@@ -26,34 +31,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from memtab_env.vector.board import BatchedMemoryBoard, MemoryBoardVectorEnv
-from memtab_env.vector.engine import BatchedMemTab
-from memtab_env.vector.gym_vector import MemTabVectorEnv
-from memtab_env.vector.pelmanism import BatchedPelmanism
-from memtab_env.vector.pelmanism_gym import PelmanismVectorEnv
+from memtab_env.registry import GAMES, game_spec, load
 
-__all__ = [
-    "BatchedMemTab",
-    "BatchedMemoryBoard",
-    "BatchedPelmanism",
-    "MemTabSB3VecEnv",
-    "MemTabVectorEnv",
-    "MemoryBoardSB3VecEnv",
-    "MemoryBoardVectorEnv",
-    "PelmanismSB3VecEnv",
-    "PelmanismVectorEnv",
-]
+#: public name -> ``"module:Class"``: every game's batched engine, vector env and SB3
+#: VecEnv, from its registry row (imported when first asked for: the game modules import
+#: this package's shared modules, and stable-baselines3 is optional)
+_EXPORTS = {
+    path.rpartition(":")[2]: path
+    for spec in GAMES.values()
+    for path in (spec.batched_engine, spec.vector_entry_point, spec.sb3_vec_env)
+    if path is not None
+}
+
+__all__ = sorted(_EXPORTS)
 
 #: the ``vector_entry_point`` of ``MemTab-v0`` (``gymnasium.make_vec``)
-VECTOR_ENTRY_POINT = "memtab_env.vector.gym_vector:MemTabVectorEnv"
+VECTOR_ENTRY_POINT = game_spec("memtab").vector_entry_point
 #: the ``vector_entry_point`` of ``Pelmanism-v0``
-PELMANISM_VECTOR_ENTRY_POINT = "memtab_env.vector.pelmanism_gym:PelmanismVectorEnv"
-_SB3_ADAPTERS = ("MemTabSB3VecEnv", "MemoryBoardSB3VecEnv", "PelmanismSB3VecEnv")
+PELMANISM_VECTOR_ENTRY_POINT = game_spec("pelmanism").vector_entry_point
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SB3_ADAPTERS:  # imported lazily: stable-baselines3 is optional
-        from memtab_env.vector import sb3
-
-        return getattr(sb3, name)
+    if name in _EXPORTS:
+        return load(_EXPORTS[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -4,13 +4,13 @@
 it directly: :meth:`BatchedSB3VecEnv.action_masks` returns the (B, A) bool masks that
 sb3-contrib asks for (through ``env_method("action_masks")``).
 
-- :class:`MemTabSB3VecEnv` over :class:`~memtab_env.vector.gym_vector.MemTabVectorEnv`
-  (A = 28);
-- :class:`PelmanismSB3VecEnv` over
-  :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv` (A = P, the deck's
-  positions);
-- :class:`MemoryBoardSB3VecEnv` over :class:`~memtab_env.vector.board.MemoryBoardVectorEnv`
-  (A = 2 P + 2, the board game's actions).
+Each game's adapter (the ``sb3_vec_env`` of its registry row, ``sb3_vec_env.py`` in the
+game's folder; all of them importable from :mod:`memtab_env.vector`):
+
+- ``MemTabSB3VecEnv`` over ``MemTabVectorEnv`` (A = 28);
+- ``PelmanismSB3VecEnv`` over ``PelmanismVectorEnv`` (A = P, the deck's positions);
+- ``MemoryBoardSB3VecEnv`` over ``MemoryBoardVectorEnv`` (A = 2 P + 2, the board game's
+  actions).
 
 All are :class:`BatchedSB3VecEnv` with its ``vector_env_class`` set: one adapter for any
 batched view with the vector envs' API (``reset``/``step``, ``_masks``, ``info`` with
@@ -43,10 +43,6 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvObs,
     VecEnvStepReturn,
 )
-
-from memtab_env.vector.board import MemoryBoardVectorEnv
-from memtab_env.vector.gym_vector import MemTabVectorEnv
-from memtab_env.vector.pelmanism_gym import PelmanismVectorEnv
 
 
 class BatchedSB3VecEnv(VecEnv):
@@ -166,42 +162,3 @@ class BatchedSB3VecEnv(VecEnv):
         else:
             self._seeds = [int(seed) + i for i in range(self.num_envs)]
         return self._seeds
-
-
-class MemTabSB3VecEnv(BatchedSB3VecEnv):
-    """SB3 ``VecEnv`` over :class:`~memtab_env.vector.gym_vector.MemTabVectorEnv`
-    (``action_masks()``: (B, 28) bool).
-
-    Args:
-        num_envs: B.
-        seed: seeds of the first ``reset()`` (game ``i`` gets ``seed + i``); ``None`` draws
-            fresh entropy. :meth:`seed` sets the seeds of the next reset.
-        **kwargs: the options of :class:`MemTabVectorEnv` (``opponents``, ``learner_seat``,
-            ``memory``, ``reward``, ``num_players``, ``max_episode_steps``, ...).
-    """
-
-    vector_env_class = MemTabVectorEnv
-
-
-class PelmanismSB3VecEnv(BatchedSB3VecEnv):
-    """SB3 ``VecEnv`` over :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv`
-    (``action_masks()``: (B, P) bool, P the deck's positions).
-
-    Args:
-        num_envs: B.
-        seed: seeds of the first ``reset()`` (game ``i`` gets ``seed + i``); ``None`` draws
-            fresh entropy. :meth:`seed` sets the seeds of the next reset.
-        **kwargs: the options of :class:`PelmanismVectorEnv` (``deck``, ``opponents``,
-            ``learner_seat``, ``memory``, ``reward``, ``num_players``, ``max_turns``,
-            ``max_episode_steps``, ...).
-    """
-
-    vector_env_class = PelmanismVectorEnv
-
-
-class MemoryBoardSB3VecEnv(BatchedSB3VecEnv):
-    """SB3 ``VecEnv`` over :class:`~memtab_env.vector.board.MemoryBoardVectorEnv`
-    (``action_masks()``: (B, 2 P + 2) bool); arguments as :class:`MemTabSB3VecEnv`, with
-    the board game's options."""
-
-    vector_env_class = MemoryBoardVectorEnv

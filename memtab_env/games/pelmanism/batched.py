@@ -1,11 +1,11 @@
 """``BatchedPelmanism``: B Pelmanism games stepped at once by compiled kernels.
 
-The API is :class:`~memtab_env.vector.engine.BatchedMemTab`'s, with what the game changes:
+The API is :class:`~memtab_env.games.memtab.batched.BatchedMemTab`'s, with what the game changes:
 
 - decks (``deck``: ``standard``, ``colour``, ``pairs:N``, ``quartets:N``), so ``P``
   positions and ``K`` kinds vary; masks are (B, P), observations (B, ``P (3 + K) + 2 n
   + 2``) in exactly the layout of
-  :class:`~memtab_env.observations.pelmanism.PelmanismEncoder`;
+  :class:`~memtab_env.games.pelmanism.observation.PelmanismEncoder`;
 - the ``max_turns`` house rule;
 - no rule bounds a Pelmanism game, so a game can also be *truncated*: when its flips
   reach ``game.info.max_game_length`` (the practical cap at which the AEC env truncates:
@@ -16,7 +16,7 @@ The API is :class:`~memtab_env.vector.engine.BatchedMemTab`'s, with what the gam
 Each call to :meth:`BatchedPelmanism.step` makes one flip in every game (the action of
 the seat on turn in that game). State lives in preallocated matrices (an int8 state
 matrix, an int32 time matrix and a uint64 generator matrix, one row per game; the column
-layout is in :mod:`memtab_env.vector.pelmanism_kernels`); masks, observations and step
+layout is in :mod:`memtab_env.games.pelmanism.batched_kernels`); masks, observations and step
 results are written into preallocated buffers that the next call overwrites (copy what
 you keep).
 
@@ -32,7 +32,7 @@ masks, observations, remembered masks, rewards and ends after every flip.
 
 Seeds: same games as the scalar env, game for game
 --------------------------------------------------
-Exactly the scheme of :mod:`memtab_env.vector.engine`. A *slot* is one of the B places of
+Exactly the scheme of :mod:`memtab_env.games.memtab.batched`. A *slot* is one of the B places of
 the batch. ``reset(seed=...)`` gives every slot a seed ``s`` (``seed + i`` for an int, or
 one seed per slot); the slot then plays exactly the games of the PettingZoo env
 ``pelmanism_v0.raw_env`` after ``reset(seed=s)`` followed by plain ``reset()`` calls:
@@ -65,13 +65,14 @@ from typing import Any
 import numpy as np
 
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
-from memtab_env.games.pelmanism import Pelmanism, PelmanismState
+from memtab_env.games.pelmanism import batched_kernels as pk
+from memtab_env.games.pelmanism.observation import PelmanismEncoder
+from memtab_env.games.pelmanism.rules import Pelmanism, PelmanismState
 from memtab_env.memory import parse_memory
-from memtab_env.observations.pelmanism import PelmanismEncoder
 from memtab_env.rewards import check_reward_scheme
-from memtab_env.vector import kernels as kn
-from memtab_env.vector import pelmanism_kernels as pk
-from memtab_env.vector.engine import BatchedGames, KernelRunner, resolve_threads, seed_array
+from memtab_env.vector.batch_kernels import REWARD_CODES, rng_width
+from memtab_env.vector.engine_base import BatchedGames, KernelRunner, resolve_threads, seed_array
+from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_WINDOW, MEMORY_CODES
 
 
 class BatchedPelmanism(BatchedGames):
@@ -80,7 +81,7 @@ class BatchedPelmanism(BatchedGames):
     Args:
         num_envs: B, the number of games.
         deck: ``"standard"`` (default), ``"colour"``, ``"pairs:N"`` or ``"quartets:N"``
-            (as :class:`~memtab_env.games.pelmanism.Pelmanism`).
+            (as :class:`~memtab_env.games.pelmanism.rules.Pelmanism`).
         num_players: 1 to 6.
         first_player: seat that starts every game.
         max_turns: ``None`` (the rules as written) or the house-rule turn limit.
@@ -97,7 +98,7 @@ class BatchedPelmanism(BatchedGames):
 
     Attributes (arrays have one row per game; views into the state matrices):
         layout, kinds, status, owner, pairs, first, last, current, flip, turns, over: the
-        fields of :class:`~memtab_env.games.pelmanism.PelmanismState`. truncated_games:
+        fields of :class:`~memtab_env.games.pelmanism.rules.PelmanismState`. truncated_games:
         games ended at the flip cap (without auto-reset). flips: flips of each game so
         far. scores: (B, n) pairs taken. game_seed: (B,) the game seed of each game.
         final_scores, final_winners, final_game_seed, final_turns, final_flips: results
@@ -137,19 +138,19 @@ class BatchedPelmanism(BatchedGames):
         self.max_flips = int(self.game.info.max_game_length)
         self._cards = np.ascontiguousarray(self.game.deck.cards, dtype=np.int8)
         self._card_kind = np.ascontiguousarray(self.game.deck.card_kind, dtype=np.int8)
-        self._mem = kn.MEMORY_CODES[self.memory_spec.kind]
-        self._decay = self._mem == kn.MEM_DECAY
+        self._mem = MEMORY_CODES[self.memory_spec.kind]
+        self._decay = self._mem == MEM_DECAY
         # the decay probability, or None: kernels compile the other models without decay
         self._p_forget: float | None = float(self.memory_spec.param) if self._decay else None
-        self._window = int(self.memory_spec.param) if self._mem == kn.MEM_WINDOW else 0
-        self._scheme = kn.REWARD_CODES[self.reward_scheme]
+        self._window = int(self.memory_spec.param) if self._mem == MEM_WINDOW else 0
+        self._scheme = REWARD_CODES[self.reward_scheme]
         self.threads = resolve_threads(parallel, self.num_envs)
         self.run = KernelRunner(self.threads)
 
         b = self.num_envs
         self.state = np.zeros((b, pk.state_width(p, n, self._decay)), dtype=np.int8)
         self.times = np.zeros((b, pk.time_width(p)), dtype=np.int32)
-        self.rng = np.zeros((b, kn.rng_width(n, self._decay)), dtype=np.uint64)
+        self.rng = np.zeros((b, rng_width(n, self._decay)), dtype=np.uint64)
         self.obs_size = self.encoder.size
         # preallocated outputs
         self._rewards = np.zeros((b, n), dtype=np.float32)
@@ -415,7 +416,7 @@ class BatchedPelmanism(BatchedGames):
         return out
 
     def get_state(self, i: int) -> PelmanismState:
-        """Game ``i`` as a :class:`~memtab_env.games.pelmanism.PelmanismState` (a copy),
+        """Game ``i`` as a :class:`~memtab_env.games.pelmanism.rules.PelmanismState` (a copy),
         for the scalar engine, renderers and records."""
         self._check_reset()
         row = self.state[i]

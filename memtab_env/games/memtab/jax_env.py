@@ -1,4 +1,4 @@
-"""MemTab as pure JAX functions: the rules of :mod:`memtab_env.games.memtab_kernels`.
+"""MemTab as pure JAX functions: the rules of :mod:`memtab_env.games.memtab.rules_kernels`.
 
 A second backend of the same rules, held equal to the numba kernels flip for flip by
 ``tests/test_jax_backend.py``. The state is a pytree of fixed-shape arrays, every
@@ -14,10 +14,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from memtab_env.games import memtab_kernels as K
-from memtab_env.games.memtab import MemTab, parse_layout
+from memtab_env.games.memtab import rules_kernels as K
+from memtab_env.games.memtab.observation import MemTabEncoder
+from memtab_env.games.memtab.rules import MemTab, parse_layout
 from memtab_env.jax.env import shuffle
-from memtab_env.observations.memtab import MemTabEncoder
 
 P = K.NUM_POSITIONS
 NUM_KINDS = K.NUM_KINDS
@@ -28,7 +28,7 @@ _POINTS = np.asarray(K.KIND_POINTS, np.int32)
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class MemTabGameState:
-    """The fields of the numba state row (:mod:`memtab_env.games.memtab_kernels`).
+    """The fields of the numba state row (:mod:`memtab_env.games.memtab.rules_kernels`).
 
     Attributes:
         layout: int8[28], kind dealt at each position.
@@ -129,7 +129,7 @@ class MemTabJax:
     # -- the transition -------------------------------------------------------------
     def step(self, gs: MemTabGameState, action: jax.Array) -> tuple[MemTabGameState, jax.Array]:
         """Flip ``action`` (which must be legal); returns the new state and whether the
-        flip ended the turn. The same transition as ``memtab_kernels.step``."""
+        flip ended the turn. The same transition as ``rules_kernels.step``."""
         n = self.num_players
         pos = jnp.arange(P)
         hit = pos == action
@@ -177,7 +177,7 @@ class MemTabJax:
     # -- observation ----------------------------------------------------------------
     def encode(self, gs: MemTabGameState, observer: jax.Array, remembered: jax.Array) -> jax.Array:
         """The flat int8 observation of ``observer``: the layout of
-        :class:`memtab_env.observations.memtab.MemTabEncoder`, value for value.
+        :class:`memtab_env.games.memtab.observation.MemTabEncoder`, value for value.
         Elementwise one-hots and sums throughout: XLA's integer matmuls are several
         times slower on CPUs."""
         n = self.num_players
@@ -200,7 +200,7 @@ class MemTabJax:
 
     # -- the greedy opponent --------------------------------------------------------
     def greedy_target(self, gs: MemTabGameState, seen: jax.Array, legal: jax.Array) -> jax.Array:
-        """bool[28]: the flips the greedy rule prefers (:mod:`agents.basic`), from the kinds
+        """bool[28]: the flips the greedy rule prefers (:mod:`agents.memtab_agents`), from the kinds
         ``seen`` (-1 unknown) of the player on turn; the caller falls back to the lowest
         unknown, then the lowest legal flip."""
         known = legal & (seen >= 0)

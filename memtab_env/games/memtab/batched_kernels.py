@@ -1,8 +1,8 @@
 """Numba kernels of the batched MemTab engine: B games as rows of one int8 state matrix.
 
 The rules are not restated here. Each row starts with exactly the scalar engine's state
-row (:mod:`memtab_env.games.memtab_kernels`, ``STATE_SIZE`` columns), and every flip is
-``memtab_kernels.step`` on that row, the very kernel behind ``MemTab.apply_inplace``: the
+row (:mod:`memtab_env.games.memtab.rules_kernels`, ``STATE_SIZE`` columns), and every flip is
+``rules_kernels.step`` on that row, the very kernel behind ``MemTab.apply_inplace``: the
 rules exist once. This module adds what a batch needs around it: the deal (NumPy's
 generator, bit for bit, :mod:`memtab_env.vector.rng`), memory models, scores, rewards,
 auto-reset, observations, masks and the opponents of the single-agent view.
@@ -11,7 +11,7 @@ the scalar env side by side and compares everything after every flip.
 
 State matrix ``st`` (int8, one row per game; ``n`` = number of players)::
 
-    [0, ROW)          the scalar state row (``memtab_kernels``): layout, status, owner,
+    [0, ROW)          the scalar state row (``rules_kernels``): layout, status, owner,
                       turn_flips, current, flip, pairs, turn, over, instant_win, winner
     [RTIME, +28)      memory: flip count of the card's latest reveal (1-based), 0 never
     CLOCK             memory: flips (reveals) so far in this game (``Memory.time``)
@@ -23,60 +23,46 @@ State matrix ``st`` (int8, one row per game; ``n`` = number of players)::
     [SEEN, +28n)      memory other than perfect: the greedy opponents' own memory, 1 where
                       one of seat s's observations showed the card (``MemTabBelief.seen``)
 
-Generator matrix ``rg`` (uint64, one row per game; generators as in
-:mod:`memtab_env.vector.rng`)::
-
-    [R_AUX, +6)       the game's auxiliary stream (the engine's random policy):
-                      default_rng(SeedSequence(game_seed).spawn(2)[0]); it deals first, as
-                      default_rng(game_seed)
-    [R_SEEDS, +4)     the slot's seed stream: default_rng(slot seed); each later game
-                      seed is its ``integers(2**63)`` (as the AEC env's ``reset()``)
-    R_GAME_SEED       the game seed of the game in the slot
-    R_GAMES           games started in the slot since its last explicit reset (1 = first)
-    [R_MEM, +4n)      decay memory only: observer o's forgetting stream,
-                      default_rng(SeedSequence(game_seed).spawn(2)[1].spawn(n)[o])
-
-View generator matrix ``vg`` (uint64, one row per slot; the single-agent view's, apart
-from the engine's so that the engine's rows stay small)::
-
-    [0, +6)           the view's generator (``SingleAgentEnv.np_random``): default_rng(slot
-                      seed), kept across the slot's episodes; it draws the random learner
-                      seat and every opponent's reset seed
-    [6k, +6)          the ``random`` opponent k seats after the learner (k = 1..n-1):
-                      default_rng(its reset seed), as ``RandomAgent.reset(seed)``
-
-Conventions, each chosen after measuring:
-
-- Per-game functions take the matrices and a game index ``i`` and index ``st[i, col]``.
-  A row view costs numba reference counting, several times the price of a flip;
-  ``memtab_kernels.step`` takes a row, so it is inlined, which lets numba drop most of it.
-- ``p_forget`` is the decay probability, or ``None`` for the other memory models: numba
-  compiles a separate version for ``None`` with the decay code pruned (a runtime decay
-  flag made the flip loop 4x slower).
-- Every kernel that loops over games is ``*_range(..., lo, hi)`` (games ``lo..hi-1``)
-  and releases the GIL (``nogil``): the engine runs slices of a batch on a few Python
-  threads (:class:`memtab_env.vector.engine.KernelRunner`).
+The generator matrix ``rg`` and the view generator matrix ``vg`` are every game's
+(:mod:`memtab_env.vector.batch_kernels`, which also states the conventions the kernels
+follow); the memory models are :mod:`memtab_env.vector.memory_kernels`. One convention
+is MemTab's own: ``rules_kernels.step`` takes a row, so it is inlined into the batched
+loops, which lets numba drop most of the row view's reference counting.
 """
 
 from __future__ import annotations
 
-import hashlib
-import inspect
-import os
-from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
 from numba import njit
-from numba.core.dispatcher import Dispatcher
 
-from memtab_env.games import memtab_kernels as mk
+from memtab_env.games.memtab import rules_kernels as mk
+from memtab_env.vector import batch_kernels as _batch_module
+from memtab_env.vector import memory_kernels as _memory_module
 from memtab_env.vector import rng as _rng_module
+from memtab_env.vector.batch_kernels import (
+    AUX_KEY,
+    MEMORY_KEY,
+    OPP_GREEDY,
+    R_AUX,
+    R_GAME_SEED,
+    R_GAMES,
+    R_MEM,
+    R_SEEDS,
+    REWARD_SCORE,
+    REWARD_TURNS,
+    REWARD_WIN,
+    opponent_stream,
+    reset_opponents,
+    seat_learner,
+    seed_slot,
+    seed_view,
+    win_reward,
+)
+from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
+from memtab_env.vector.numba_cache import invalidate_stale_cache
 from memtab_env.vector.rng import (
-    PCG_WORDS,
     PCG_WORDS_64,
     integers_small,
-    next_double,
     next_seed,
     seed_pcg64,
     seed_pcg64_buffered,
@@ -111,51 +97,10 @@ def state_width(num_players: int, mem: int) -> int:
     return seen_column(0, num_players, mem) + (P * num_players if mem != MEM_PERFECT else 0)
 
 
-# -- generator matrix columns --------------------------------------------------------
-R_AUX = 0
-R_SEEDS = R_AUX + PCG_WORDS
-R_GAME_SEED = R_SEEDS + PCG_WORDS_64
-R_GAMES = R_GAME_SEED + 1
-R_MEM = R_GAMES + 1
-
-
-def view_width(num_players: int) -> int:
-    """Columns of the view generator matrix: the view's generator and one per opponent."""
-    return PCG_WORDS * num_players
-
-
-def rng_width(num_players: int, decay: bool) -> int:
-    """Columns of the generator matrix for ``num_players`` seats."""
-    return R_MEM + (PCG_WORDS_64 * num_players if decay else 0)
-
-
-# the spawn keys of a game seed's child streams (the AEC env: ``spawn(2)[1]`` is memory)
-AUX_KEY = 0
-MEMORY_KEY = 1
-
-# -- memory models ---------------------------------------------------------------------
-MEM_PERFECT = 0
-MEM_NONE = 1
-MEM_DECAY = 2
-MEM_WINDOW = 3
-MEMORY_CODES = {"perfect": MEM_PERFECT, "none": MEM_NONE, "decay": MEM_DECAY, "window": MEM_WINDOW}
-
-
 @njit(cache=True)
 def seen_column(seat: int, n: int, mem: int) -> int:
     """First column of ``seat``'s greedy memory (after the decay bits, if any)."""
     return BASE + 2 * n + (P * n if mem == MEM_DECAY else 0) + P * seat
-
-# -- reward schemes (memtab_env.rewards) -----------------------------------------------
-REWARD_WIN = 0
-REWARD_SCORE = 1
-REWARD_TURNS = 2
-REWARD_CODES = {"win": REWARD_WIN, "score": REWARD_SCORE, "turns": REWARD_TURNS}
-
-# -- opponent policies -----------------------------------------------------------------
-OPP_RANDOM = 0
-OPP_GREEDY = 1
-OPPONENT_CODES = {"random": OPP_RANDOM, "greedy": OPP_GREEDY}
 
 # -- observation layout (MemTabEncoder) ------------------------------------------------
 OBS_CARD = P * 4  # after the status one-hots
@@ -167,7 +112,7 @@ def observation_size(num_players: int) -> int:
     return OBS_TABLEAUX + K * num_players + num_players + FLIPS_PER_TURN + num_players
 
 
-#: the scalar engine's transition, ``memtab_kernels.step`` itself, compiled for inlining
+#: the scalar engine's transition, ``rules_kernels.step`` itself, compiled for inlining
 #: into the batched loops (numba then drops the reference counting of the row view that
 #: a call would pay: half the cost of a flip)
 _rules_step = njit(inline="always")(mk.step.py_func)
@@ -206,7 +151,7 @@ def _select_bit(x: int, j: int) -> int:
 # =====================================================================================
 @njit(cache=True)
 def clear_game(st: np.ndarray, i: int, n: int, first: int, p_forget: float | None) -> None:
-    """Everything but the layout as ``memtab_kernels.new_state``, a fresh memory and
+    """Everything but the layout as ``rules_kernels.new_state``, a fresh memory and
     fresh greedy memories (every column from ``BASE`` on)."""
     for p in range(P):
         st[i, STATUS + p] = DOWN
@@ -264,14 +209,6 @@ def next_game(
 
 
 @njit(cache=True)
-def seed_slot(rg: np.ndarray, i: int, seed: np.uint64) -> None:
-    """The slot's seed stream (the AEC env's, ``default_rng(seed)``) at an explicit reset
-    with ``seed`` (every game's engine)."""
-    seed_pcg64(rg, i, R_SEEDS, seed, 0, 0, 0)
-    rg[i, R_GAMES] = np.uint64(1)
-
-
-@njit(cache=True)
 def reset_slot(
     st: np.ndarray,
     rg: np.ndarray,
@@ -286,50 +223,12 @@ def reset_slot(
     new_game(st, rg, i, seed, n, first, p_forget)
 
 
-# -- memory models, for every game's kernels ------------------------------------------
-@njit(inline="always", cache=True)
-def threshold(mem: int, window: int, clock: int, before_last: int) -> int:
-    """``Memory.source``'s threshold: under ``perfect``, ``none`` and ``window:k`` an
-    observer remembers a card exactly when its latest reveal time (1-based, 0 never) is
-    above it: 0 (ever revealed), ``before_last`` (the reveal count before the observer's
-    latest action) or ``max(0, clock - k)``. Under ``decay`` it is above every reveal
-    time: the remembered bits decide."""
-    if mem == MEM_PERFECT:
-        return 0
-    if mem == MEM_NONE:
-        return before_last
-    if mem == MEM_WINDOW:
-        return max(0, clock - window)
-    return 2**31 - 1
-
-
-@njit(inline="always", cache=True)
-def remember_reveal(bits: np.ndarray, rg: np.ndarray, i: int, col: int, pos: int, num: int,
-                    n: int, p_forget: float | None) -> None:
-    """``Memory.on_action``'s decay part for a reveal of ``pos``: each remembered bit of
-    each observer (``bits[i, col + num * o + q]``, ``num`` positions) is forgotten with
-    probability ``p_forget``, one double of the observer's stream (``R_MEM``) per
-    remembered position in position order (``rng.random(idx.size) < p``); then every
-    observer remembers ``pos``. Nothing for the other models (``p_forget`` None)."""
-    if p_forget is None:
-        return
-    for o in range(n):
-        row = col + num * o
-        if p_forget > 0.0:
-            ro = R_MEM + PCG_WORDS_64 * o
-            for q in range(num):
-                if bits[i, row + q] != 0 and next_double(rg, i, ro) < p_forget:
-                    bits[i, row + q] = 0
-    for o in range(n):
-        bits[i, col + num * o + pos] = 1
-
-
 @njit(inline="always", cache=True)
 def apply_flip(
     st: np.ndarray, rg: np.ndarray, i: int, pos: int, n: int, p_forget: float | None
 ) -> int:
     """Flip ``pos`` for the seat on turn in game ``i`` (legal: the caller checked) with the
-    scalar engine's ``memtab_kernels.step`` on the row (inlined), then keep the scores and memory
+    scalar engine's ``rules_kernels.step`` on the row (inlined), then keep the scores and memory
     (``Memory.on_action(player, [pos])``) up to date. Returns the step's result code."""
     player = np.int64(st[i, CURRENT])
     kind = np.int64(st[i, LAYOUT + pos])
@@ -380,20 +279,6 @@ def result_bits(st: np.ndarray, i: int, n: int) -> int:
         if st[i, BASE + j] == best:
             bits |= 1 << (1 + j)
     return bits
-
-
-@njit(cache=True)
-def win_reward(bits: int, seat: int, n: int) -> float:
-    """Terminal reward of ``seat`` under the ``win`` scheme (``rewards.win_rewards``):
-    winners share +1, losers share -1, 0 for all when everybody wins."""
-    winners = 0
-    for j in range(n):
-        winners += (bits >> (1 + j)) & 1
-    if winners == n:
-        return 0.0
-    if (bits >> (1 + seat)) & 1:
-        return 1.0 / winners
-    return -1.0 / (n - winners)
 
 
 @njit(cache=True)
@@ -454,7 +339,7 @@ def random_action(st: np.ndarray, rg: np.ndarray, i: int, o: int) -> int:
 
 @njit(cache=True)
 def greedy_action(st: np.ndarray, i: int, n: int, mem: int, window: int) -> int:
-    """``agents.basic.GreedyAgent.act`` of the seat on turn in game ``i``, observing under
+    """``agents.memtab_agents.GreedyAgent.act`` of the seat on turn in game ``i``, observing under
     the memory model ``mem``.
 
     What the seat knows is its own memory (``MemTabBelief.seen``): every card that one of
@@ -688,37 +573,6 @@ def greedy_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
 # the single-agent view: the learner's flip, then the opponents until it is on turn
 # =====================================================================================
 @njit(cache=True)
-def opponent_stream(k: int) -> int:
-    """Column of the ``random`` opponent ``k`` seats after the learner in ``vg``."""
-    return PCG_WORDS * k
-
-
-@njit(cache=True)
-def seed_view(vg: np.ndarray, i: int, seed: np.uint64) -> None:
-    """The view's generator of slot ``i`` at an explicit reset: ``default_rng(seed)``."""
-    seed_pcg64_buffered(vg, i, 0, seed, 0, 0, 0)
-
-
-@njit(cache=True)
-def seat_learner(vg: np.ndarray, i: int, seat_mode: int, n: int) -> int:
-    """The learner's seat of a new episode: ``seat_mode``, or for -1 the view's
-    ``np_random.integers(n)`` (``SingleAgentEnv.reset``)."""
-    return seat_mode if seat_mode >= 0 else integers_small(vg, i, 0, n)
-
-
-@njit(cache=True)
-def reset_opponents(vg: np.ndarray, i: int, opponents: np.ndarray, n: int) -> None:
-    """``SingleAgentEnv._reset_opponents`` before every deal: each opponent, in seat order
-    after the learner, gets ``reset(seed=np_random.integers(2**31))``; a ``random`` one
-    then draws from ``default_rng(seed)`` (``RandomAgent.reset``). Greedy memories are
-    cleared with the game (:func:`clear_game`)."""
-    for k in range(1, n):
-        seed = integers_small(vg, i, 0, 2**31)
-        if opponents[k] != OPP_GREEDY:
-            seed_pcg64_buffered(vg, i, opponent_stream(k), np.uint64(seed), 0, 0, 0)
-
-
-@njit(cache=True)
 def play_opponents(
     st: np.ndarray,
     rg: np.ndarray,
@@ -914,38 +768,5 @@ def venv_step_range(
         learner_view(st, i, obs, masks, n, mem, window)
 
 
-def invalidate_stale_cache(namespace: dict[str, Any], modules: Sequence[Any], stamp_name: str) -> None:
-    """Drop the cached kernels of a module (its ``globals()``, ``namespace``) when code
-    they compile in has changed.
-
-    numba checks a cached function against its own source file only, but the vector
-    kernels carry functions of other modules compiled into them (``memtab_kernels.step``
-    inlined, :mod:`memtab_env.vector.rng`, the scalar engines' constants): after an edit
-    of one of those, the cache would still serve old code. A digest of the ``modules``'
-    sources is kept beside the cache (file ``stamp_name``); a different digest empties
-    every kernel's cache index.
-    """
-    digest = hashlib.sha256("".join(inspect.getsource(m) for m in modules).encode()).hexdigest()
-    kernels = [
-        f for f in namespace.values()
-        if isinstance(f, Dispatcher) and hasattr(f._cache, "cache_path")
-    ]  # fmt: skip
-    if not kernels:
-        return
-    stamp = os.path.join(kernels[0]._cache.cache_path, stamp_name)
-    try:
-        with open(stamp, encoding="ascii") as fh:
-            if fh.read() == digest:
-                return
-    except OSError:
-        pass
-    try:
-        for f in kernels:
-            f._cache.flush()
-        with open(stamp, "w", encoding="ascii") as fh:
-            fh.write(digest)
-    except OSError:  # a read-only cache directory: numba cannot save there either
-        pass
-
-
-invalidate_stale_cache(globals(), [mk, _rng_module], "memtab_vector_kernels.deps")
+invalidate_stale_cache(globals(), [mk, _rng_module, _batch_module, _memory_module],
+                       "memtab_batched_kernels.deps")

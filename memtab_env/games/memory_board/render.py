@@ -1,7 +1,7 @@
 """Rendering of Memory: The Board Game as pure functions of a state: ``ansi`` and ``rgb``.
 
 Images are drawn with Pillow's ``ImageDraw`` and its built-in font (the helpers of
-:mod:`memtab_env.render`): no downloaded assets. The landscape tiles, which never change,
+:mod:`memtab_env.drawing`): no downloaded assets. The landscape tiles, which never change,
 are drawn once per renderer and copied for every frame.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw
 
-from memtab_env.games.memory_board import (
+from memtab_env.drawing import CARD_BACK, CARD_FACE, HIGHLIGHT, TEXT, font, to_array
+from memtab_env.games.memory_board.rules import (
     CHILDREN,
     CHOOSE,
     DOWN,
@@ -23,7 +24,6 @@ from memtab_env.games.memory_board import (
     MemoryBoard,
     MemoryBoardState,
 )
-from memtab_env.render import CARD_BACK, CARD_FACE, HIGHLIGHT, TEXT, font, to_array
 
 BACKGROUND = (34, 52, 40)
 TRUNK = (121, 85, 56)

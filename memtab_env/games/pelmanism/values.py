@@ -59,7 +59,7 @@ from functools import cache
 from typing import NamedTuple
 
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games.pelmanism import MAX_PAIRS_KINDS, MAX_QUARTETS_KINDS, parse_deck
+from memtab_env.games.pelmanism.rules import MAX_PAIRS_KINDS, MAX_QUARTETS_KINDS, parse_deck
 
 Number = Fraction | float
 #: a position of the game: (number of kinds in each class, in the order of ``_classes``)

@@ -9,7 +9,7 @@ value (``R2``..``R8`` are kinds 0..6, ``B2``..``B8`` kinds 7..13); two cards *ma
 they have the same kind (a *pair*). A *turn* is three *flips* by the player on turn.
 
 State: one int8 row (:class:`MemTabState` ``.data``) whose fields and sentinels are
-listed in :mod:`memtab_env.games.memtab_kernels`, which holds the transition itself as
+listed in :mod:`memtab_env.games.memtab.rules_kernels`, which holds the transition itself as
 numba kernels shared with the batched engine. This module is the Python face of the rules:
 validation with clear errors, the deal, records, scores and winners.
 """
@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
-from memtab_env.games import memtab_kernels as K
 from memtab_env.games.base import Game, GameInfo, Transition, check_action, check_int_option
-from memtab_env.games.memtab_kernels import (
+from memtab_env.games.memtab import rules_kernels as K
+from memtab_env.games.memtab.rules_kernels import (
     GAME_OVER,
     KIND_SHIFT,
     NEXT_SHIFT,
@@ -72,9 +72,9 @@ def _bool_field(index: int, doc: str) -> property:
 
 
 class MemTabState:
-    """A MemTab state: one int8 row ``data`` (layout in :mod:`memtab_kernels`), with named
-    views. Array fields are views into ``data`` (writes go through); scalar fields are
-    properties."""
+    """A MemTab state: one int8 row ``data`` (layout in
+    :mod:`~memtab_env.games.memtab.rules_kernels`), with named views. Array fields are
+    views into ``data`` (writes go through); scalar fields are properties."""
 
     __slots__ = ("data",)
 
@@ -168,7 +168,7 @@ class MemTab(Game):
     MIN_PLAYERS: ClassVar[int] = 1
     MAX_PLAYERS: ClassVar[int] = 6
 
-    #: the rules kernel's compiled entry (``memtab_kernels.direct``), set by the first
+    #: the rules kernel's compiled entry (``rules_kernels.direct``), set by the first
     #: instance; a class attribute, so instances pickle and copy as plain data
     _step: ClassVar[Any] = None
 

@@ -1,46 +1,11 @@
-"""``MemTabVectorEnv``: the single-agent MemTab view for B games at once (Gymnasium).
+"""What the batched single-agent views of every game share: :class:`BatchedVectorView`.
 
-``gymnasium.make_vec("MemTab-v0", num_envs=B, vectorization_mode="vector_entry_point")``
-(once the registration names this class as its ``vector_entry_point``), or directly
-``MemTabVectorEnv(num_envs=B, opponents="greedy")``.
-
-It is :class:`memtab_env.gym_env.SingleAgentEnv` batched: the learner holds one seat of
-every game, its opponents are stepped inside the compiled batch, and each ``step`` makes
-one learner flip in every game followed by the opponents' flips until the learner is on
-turn again or the game is over.
-
-- Observation: the learner's flat observation (``MemTabEncoder``) as float32, shape
-  (B, 507 + 16 n); action: one flip position per game (``MultiDiscrete([28] * B)``).
-- ``action_masks()`` (B, 28) int8 (sb3-contrib's name); also ``info["action_mask"]``.
-- Rewards (:mod:`memtab_env.rewards`): ``"win"`` (terminal share of +1/-1), ``"score"``
-  (the learner's score change over the step) or ``"turns"`` (-1 when its flip ends its
-  turn).
-- Illegal learner action: ``illegal_penalty`` as reward, nothing changes (the opponents
-  do not move either), ``info["illegal_action"]`` is True; ``illegal_action="raise"``
-  raises :class:`~memtab_env.errors.IllegalActionError` before any game changes.
-- Episodes end when the game is over (``terminated``) or after ``max_episode_steps``
-  learner steps (``truncated``, as ``TimeLimit``). Auto-reset in the same step
-  (``AutoresetMode.SAME_STEP``): the returned observation is the next episode's first one;
-  ``info["final_obs"]`` and ``info["final_info"]`` hold the finished ones (with the
-  ``_final_obs`` / ``_final_info`` masks). Declared in
-  ``metadata["autoreset_mode"]``. So the masks a step returns (``action_masks()``,
-  ``info["action_mask"]``) are always those of a game in progress: never all zeros, and a
-  masked categorical can be evaluated on every row (``tests/test_vector_conventions.py``).
-- Opponents: ``"random"`` and ``"greedy"``, each playing exactly as ``agents.make(name)``
-  plays in the scalar view: ``random`` from the stream its ``reset(seed)`` gets there,
-  ``greedy`` with its own memory of what its observations under the ``memory`` model
-  showed (:func:`memtab_env.vector.kernels.greedy_action`). Any other opponent is refused
-  with an error naming it and the allowed ones: the batch never approximates one.
-- Seeds: ``reset(seed=s)`` gives slot ``i`` the seed ``s + i``, and slot ``i`` then plays
-  the episodes of ``gymnasium.make(id, ...)`` after ``reset(seed=s + i)`` followed by
-  plain ``reset()`` calls, flip for flip, for every memory model, opponent and learner
-  seat: the deals and forgetting follow :mod:`memtab_env.vector.engine`, the random
-  learner seat and the opponents' seeds come from the view's own generator
-  (``default_rng(s + i)``, kept across episodes, as ``SingleAgentEnv.np_random``).
-- A game that the opponents finish before the learner's first flip is set aside and the
-  slot's next game is dealt, the opponents reset for it, as the scalar view does; after
-  ``gym_env.MAX_REDEALS`` redeals in a row the step or reset raises the scalar view's
-  :class:`~memtab_env.errors.InvalidOptionError`.
+Each game's Gymnasium vector env (``MemTabVectorEnv``, ``PelmanismVectorEnv``,
+``MemoryBoardVectorEnv``, in the game's folder under :mod:`memtab_env.games`; the
+``vector_entry_point`` of its registration) is this class with the game's engine and
+kernels: the options, spaces, info keys, same-step auto-reset, seeding and redeals are
+the same for every game, as MemTab's module (:mod:`memtab_env.games.memtab.vector_env`)
+states in full.
 """
 
 from __future__ import annotations
@@ -53,11 +18,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError, check_finite
-from memtab_env.games.memtab import NUM_POSITIONS
 from memtab_env.gym_env import ILLEGAL_MODES, MAX_REDEALS, too_many_redeals
 from memtab_env.registry import game_spec
-from memtab_env.vector import kernels as kn
-from memtab_env.vector.engine import BatchedMemTab, seed_array
+from memtab_env.vector.batch_kernels import OPPONENT_CODES, view_width
+from memtab_env.vector.engine_base import seed_array
 
 
 def _opponent_codes(opponents: Any, count: int, env_id: str, allowed: tuple[str, ...]) -> np.ndarray:
@@ -84,15 +48,14 @@ def _opponent_codes(opponents: Any, count: int, env_id: str, allowed: tuple[str,
                 f"{sorted(allowed)}, or one of those per other seat (use "
                 f"gymnasium.make({env_id!r}) for other agents)"
             )
-        codes[k] = kn.OPPONENT_CODES[name]
+        codes[k] = OPPONENT_CODES[name]
     return codes
 
 
 class BatchedVectorView(VectorEnv):
-    """What the batched single-agent views share (:class:`MemTabVectorEnv`,
-    :class:`~memtab_env.vector.pelmanism_gym.PelmanismVectorEnv`): option checks, spaces,
-    buffers, the Gymnasium ``reset``/``step`` around the game's compiled kernels, infos,
-    same-step auto-reset and ``final_info``.
+    """What the batched single-agent views share (every game's ``vector_entry_point``):
+    option checks, spaces, buffers, the Gymnasium ``reset``/``step`` around the game's
+    compiled kernels, infos, same-step auto-reset and ``final_info``.
 
     A subclass names its game, engine and kernels module (with ``venv_reset_range``,
     ``venv_step_range`` and ``SEAT``) and gives the kernels' arguments
@@ -109,7 +72,7 @@ class BatchedVectorView(VectorEnv):
     #: the module of the game's vector kernels
     kernels: ClassVar[Any]
     #: the built-in opponents that the game's kernels play exactly as ``agents.make``
-    opponent_names: ClassVar[tuple[str, ...]] = tuple(kn.OPPONENT_CODES)
+    opponent_names: ClassVar[tuple[str, ...]] = tuple(OPPONENT_CODES)
 
     def __init__(
         self,
@@ -218,8 +181,8 @@ class BatchedVectorView(VectorEnv):
         self._final_flips = np.zeros(b, dtype=np.int64)
         self._actions = np.zeros(b, dtype=np.int64)
         self._redeals = np.zeros(b, dtype=np.int64)
-        #: the view's generators (kernels.view_width: its np_random and the opponents')
-        self._view_rng = np.zeros((b, kn.view_width(n)), dtype=np.uint64)
+        #: the view's generators (batch_kernels.view_width: its np_random and the opponents')
+        self._view_rng = np.zeros((b, view_width(n)), dtype=np.uint64)
         self._has_reset = False
 
     # -- what a game gives -------------------------------------------------------------
@@ -378,68 +341,3 @@ class BatchedVectorView(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         """Stops the engine's worker threads."""
         self.engine.close()
-
-
-class MemTabVectorEnv(BatchedVectorView):
-    """B single-agent MemTab games stepped together; see the module docstring.
-
-    Args:
-        num_envs: B.
-        game: must be ``"memtab"`` (the registration passes it).
-        opponents: ``"random"``, ``"greedy"``, or one of those per other seat in seat order
-            after the learner.
-        learner_seat: the learner's seat, or ``"random"`` (drawn per episode).
-        memory: memory model of the learner's observation (``"perfect"``, ``"none"``,
-            ``"decay:p"``, ``"window:k"``).
-        reward: ``"win"``, ``"score"`` or ``"turns"``.
-        obs_mode: ``"flat"`` (the only mode of the vector env).
-        illegal_action: ``"penalty"`` or ``"raise"``.
-        illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
-        max_episode_steps: learner steps before truncation (``None``: never; by default
-            the registration's, 250).
-        copy: return fresh observation arrays each step (default, as Gymnasium's vector
-            envs); ``False`` returns a buffer that the next step overwrites.
-        parallel: threads that step the games: ``None`` (every core from 2048 games on),
-            ``True``, ``False`` or a number (as :class:`BatchedMemTab`).
-        render_mode: must be ``None`` (render a game with :meth:`get_state` and
-            :mod:`memtab_env.render`).
-        **game_options: ``num_players`` (1..6), ``first_player``.
-    """
-
-    game_name = "memtab"
-    game_options = ("first_player", "num_players")
-    render_hint = "memtab_env.render"
-    kernels = kn
-
-    def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
-                     game_options: dict[str, Any]) -> BatchedMemTab:
-        return BatchedMemTab(num_envs, memory=memory, reward=reward, parallel=parallel, **game_options)
-
-    @property
-    def num_positions(self) -> int:
-        return NUM_POSITIONS
-
-    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
-        eng = self.engine
-        return (
-            eng.state, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks, self._redeals,
-            self._seat_mode, self._opponents, eng.num_players, eng.first_player, eng._p_forget,
-            eng._mem, eng._window, MAX_REDEALS,
-        )  # fmt: skip
-
-    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
-        eng = self.engine
-        return (
-            eng.state, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
-            self._terminated, self._truncated, self._illegal, self._final_obs,
-            self._final_scores, self._final_bits, self._final_seed, self._final_seat,
-            self._final_flips, self._redeals, self._seat_mode, self._opponents, self._max_steps,
-            self.illegal_penalty, eng._scheme, eng.num_players, eng.first_player, eng._p_forget,
-            eng._mem, eng._window, MAX_REDEALS,
-        )  # fmt: skip
-
-    def _first_illegal(self, acts: np.ndarray) -> int:
-        return int(kn.venv_first_illegal(self.engine.state, acts))
-
-    def _final_extra(self) -> dict[str, np.ndarray]:
-        return {"instant_win": (self._final_bits & 1).astype(bool)}

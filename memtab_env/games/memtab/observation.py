@@ -6,8 +6,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from memtab_env.games import memtab_kernels as K
-from memtab_env.games.memtab import FLIPS_PER_TURN, NUM_KINDS, NUM_POSITIONS, MemTab, MemTabState
+from memtab_env.games.memtab import rules_kernels as K
+from memtab_env.games.memtab.rules import FLIPS_PER_TURN, NUM_KINDS, NUM_POSITIONS, MemTab, MemTabState
 from memtab_env.memory import Memory
 from memtab_env.observations import Encoder, Field
 
@@ -38,7 +38,7 @@ class MemTabEncoder(Encoder):
     ``B2..B8`` = 7..13.
     """
 
-    #: the fused kernel's compiled entry (``memtab_kernels.direct``), set by the first
+    #: the fused kernel's compiled entry (``rules_kernels.direct``), set by the first
     #: instance (a class attribute: encoders pickle as plain data)
     _kernel: ClassVar[Any] = None
 

@@ -1,8 +1,8 @@
 """Numba kernels of the batched Pelmanism engine: B games as rows of preallocated matrices.
 
 The rules are restated here. The scalar engine's transition
-(:meth:`memtab_env.games.pelmanism.Pelmanism.apply_inplace`) is plain Python over a
-:class:`~memtab_env.games.pelmanism.PelmanismState` object, which compiled loops cannot
+(:meth:`memtab_env.games.pelmanism.rules.Pelmanism.apply_inplace`) is plain Python over a
+:class:`~memtab_env.games.pelmanism.rules.PelmanismState` object, which compiled loops cannot
 call, so :func:`apply_flip` re-expresses it, line for line, over one row of the matrices
 (as do :func:`encode_row` for ``PelmanismEncoder.encode``, :func:`memory_threshold` for
 :class:`memtab_env.memory.Memory` and :func:`greedy_action` for
@@ -12,7 +12,8 @@ player count and memory model through the batch and through the scalar engine (a
 AEC env) side by side and compares the whole state, masks, observations, remembered
 masks, rewards and ends after every flip. The deal, the generator streams and the memory
 streams are NumPy's generator itself, bit for bit (:mod:`memtab_env.vector.rng`), and the
-reward shares, generator columns and codes are those of :mod:`memtab_env.vector.kernels`.
+reward shares, generator columns and codes are every game's (:mod:`memtab_env.vector.batch_kernels`),
+and so are the memory models (:mod:`memtab_env.vector.memory_kernels`).
 
 ``P`` positions, ``K`` kinds, ``n`` players (the configuration is passed to every kernel).
 
@@ -47,11 +48,11 @@ Time matrix ``tm`` (int32, one row per game)::
                        threshold + 1); 6 columns are reserved
     [RTIME, +P)        CLOCK of each position's latest reveal (1-based), 0 never
 
-Generator matrix ``rg`` (uint64): exactly the layout of :mod:`memtab_env.vector.kernels`
+Generator matrix ``rg`` (uint64): exactly the layout of :mod:`memtab_env.vector.batch_kernels`
 (``R_AUX`` auxiliary stream, ``R_SEEDS`` the slot's seed stream, ``R_GAME_SEED``,
 ``R_GAMES``, ``R_MEM`` the per-observer forgetting streams under ``decay:p``).
 
-Conventions (those of :mod:`memtab_env.vector.kernels`): per-game functions index
+Conventions (those of :mod:`memtab_env.vector.batch_kernels`): per-game functions index
 ``st[i, col]`` rather than take row views; ``p_forget`` is the decay probability or
 ``None`` (numba compiles the other memory models without the decay code); every kernel
 that loops over games is ``*_range(..., lo, hi)`` and releases the GIL.
@@ -62,14 +63,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from memtab_env.games import pelmanism as _scalar_pelmanism
-from memtab_env.games.pelmanism import DOWN, FLIPS_PER_TURN, GONE, UP
-from memtab_env.vector import kernels as _kernels_module
+from memtab_env.games.pelmanism import rules as _scalar_pelmanism
+from memtab_env.games.pelmanism.rules import DOWN, FLIPS_PER_TURN, GONE, UP
+from memtab_env.vector import batch_kernels as _batch_module
+from memtab_env.vector import memory_kernels as _memory_module
 from memtab_env.vector import rng as _rng_module
-from memtab_env.vector.kernels import (
+from memtab_env.vector.batch_kernels import (
     AUX_KEY,
-    MEM_DECAY,
-    MEM_PERFECT,
     MEMORY_KEY,
     OPP_GREEDY,
     R_AUX,
@@ -81,14 +81,14 @@ from memtab_env.vector.kernels import (
     REWARD_TURNS,
     REWARD_WIN,
     opponent_stream,
-    remember_reveal,
     reset_opponents,
     seat_learner,
     seed_slot,
     seed_view,
-    threshold,
     win_reward,
 )
+from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
+from memtab_env.vector.numba_cache import invalidate_stale_cache
 from memtab_env.vector.rng import (
     PCG_WORDS_64,
     integers_small,
@@ -335,7 +335,7 @@ def is_legal(st: np.ndarray, i: int, action: int, P: int) -> bool:
 
 @njit(cache=True)
 def memory_threshold(tm: np.ndarray, i: int, observer: int, mem: int, window: int) -> int:
-    """:func:`~memtab_env.vector.kernels.threshold` of ``observer`` in game ``i`` (one
+    """:func:`~memtab_env.vector.memory_kernels.threshold` of ``observer`` in game ``i`` (one
     reveal per flip: the count before its latest flip is one below the clock after it)."""
     before = max(0, np.int64(tm[i, LASTACT + observer]) - 1)
     return threshold(mem, window, np.int64(tm[i, CLOCK]), before)
@@ -437,7 +437,7 @@ def _popcount(x: int) -> int:
 @njit(inline="always", cache=True)
 def _select_bit(x: int, j: int) -> int:
     """Position of the ``j``-th (0-based) set bit of a non-negative 63-bit ``x``, without
-    branches (as :func:`memtab_env.vector.kernels._select_bit`, on 64-bit words)."""
+    branches (as :func:`memtab_env.games.memtab.batched_kernels._select_bit`, on 64-bit words)."""
     pos = 0
     for w in (32, 16, 8, 4, 2, 1):
         c = _popcount(x & ((np.int64(1) << w) - 1))
@@ -794,7 +794,7 @@ def start_episode(
     max_redeals: int,
 ) -> None:
     """``SingleAgentEnv.reset`` in the fresh game of slot ``i``, as
-    :func:`memtab_env.vector.kernels.start_episode` (seat, opponents' resets, redeals
+    :func:`memtab_env.games.memtab.batched_kernels.start_episode` (seat, opponents' resets, redeals
     counted in ``redeals[i]``, ``max_redeals + 1`` when it gave up)."""
     P = cards.shape[0]
     st[i, SEAT] = seat_learner(vg, i, seat_mode, n)
@@ -980,6 +980,7 @@ def venv_first_illegal(st: np.ndarray, actions: np.ndarray, P: int) -> int:
 
 
 # the kernels compile in rng.py, kernels.py and the scalar engine's constants
-_kernels_module.invalidate_stale_cache(
-    globals(), [_rng_module, _kernels_module, _scalar_pelmanism], "pelmanism_vector_kernels.deps"
+invalidate_stale_cache(
+    globals(), [_rng_module, _batch_module, _memory_module, _scalar_pelmanism],
+    "pelmanism_batched_kernels.deps",
 )

@@ -1,8 +1,8 @@
 """Rendering Pelmanism as pure functions of a state: ``ansi`` text and ``rgb`` images.
 
 The table is drawn as the engine's grid (4 rows of 13 for 52 cards, see
-:func:`memtab_env.games.pelmanism.grid_shape`), positions numbered row-major. Images use
-the shared drawing helpers of :mod:`memtab_env.render` (Pillow's built-in font, no
+:func:`memtab_env.games.pelmanism.rules.grid_shape`), positions numbered row-major. Images use
+the shared drawing helpers of :mod:`memtab_env.drawing` (Pillow's built-in font, no
 downloaded assets); every image of one configuration has the same size, so frames can be
 written to a video.
 """
@@ -14,8 +14,8 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw
 
-from memtab_env.games.pelmanism import DOWN, GONE, SUIT_COLOUR, UP, Pelmanism, PelmanismState
-from memtab_env.render import BLACK, FELT, HIGHLIGHT, RED, TEXT, draw_card, font, to_array
+from memtab_env.drawing import BLACK, FELT, HIGHLIGHT, RED, TEXT, draw_card, font, to_array
+from memtab_env.games.pelmanism.rules import DOWN, GONE, SUIT_COLOUR, UP, Pelmanism, PelmanismState
 
 _TAKEN_CELL = "  "
 _DOWN_CELL = "##"

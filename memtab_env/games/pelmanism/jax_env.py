@@ -1,4 +1,4 @@
-"""Pelmanism as pure JAX functions: the rules of :mod:`memtab_env.games.pelmanism`.
+"""Pelmanism as pure JAX functions: the rules of :mod:`memtab_env.games.pelmanism.rules`.
 
 A second backend of the same rules, held equal to the engine flip for flip by
 ``tests/test_jax_backend.py``; every deck, 1 to 6 players, the ``max_turns`` house rule.
@@ -13,15 +13,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from memtab_env.games.pelmanism import DOWN, GONE, UP, Pelmanism
+from memtab_env.games.pelmanism.observation import PelmanismEncoder
+from memtab_env.games.pelmanism.rules import DOWN, GONE, UP, Pelmanism
 from memtab_env.jax.env import shuffle
-from memtab_env.observations.pelmanism import PelmanismEncoder
 
 
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class PelmanismGameState:
-    """The fields of :class:`memtab_env.games.pelmanism.PelmanismState` as arrays.
+    """The fields of :class:`memtab_env.games.pelmanism.rules.PelmanismState` as arrays.
 
     Attributes:
         layout: int8[P], card id dealt at each position; kinds: int8[P], their kinds.
@@ -152,7 +152,7 @@ class PelmanismJax:
     def encode(self, gs: PelmanismGameState, observer: jax.Array, remembered: jax.Array
                ) -> jax.Array:
         """The flat int8 observation of ``observer``: the layout of
-        :class:`memtab_env.observations.pelmanism.PelmanismEncoder`, value for value."""
+        :class:`memtab_env.games.pelmanism.observation.PelmanismEncoder`, value for value."""
         n = self.num_players
         status_1h = gs.status[:, None] == jnp.arange(3)
         shown = self.visible(gs, remembered)

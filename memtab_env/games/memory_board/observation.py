@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from memtab_env.boards import MAX_RETURN
-from memtab_env.games.memory_board import (
+from memtab_env.games.memory_board.rules import (
     CHOOSE,
     DOWN,
     FINAL,

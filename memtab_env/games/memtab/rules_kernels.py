@@ -19,8 +19,8 @@ slice / index  name         meaning (sentinels)
 93             winner       the instant winner, -1 otherwise
 =============  ===========  =============================================================
 
-These kernels are *the* rules: the scalar engine (:mod:`memtab_env.games.memtab`) calls
-them on one row, the batched engine (:mod:`memtab_env.vector`) on many rows at once, so
+These kernels are *the* rules: the scalar engine (:mod:`memtab_env.games.memtab.rules`) calls
+them on one row, the batched engine (:mod:`memtab_env.games.memtab.batched`) on many rows at once, so
 the rules exist once. Kernels never raise; :func:`step` validates first and returns a
 negative code without touching the state when the action is not allowed.
 """

@@ -3,8 +3,8 @@
 ``gymnasium.make_vec("Pelmanism-v0", num_envs=B, vectorization_mode="vector_entry_point",
 deck="pairs:8")`` (the registration names this class as its ``vector_entry_point``), or
 directly ``PelmanismVectorEnv(num_envs=B, opponents="greedy")``. It is
-:class:`~memtab_env.vector.gym_vector.MemTabVectorEnv` for Pelmanism: the same options,
-spaces, info keys and auto-reset, over :class:`~memtab_env.vector.pelmanism.BatchedPelmanism`.
+:class:`~memtab_env.games.memtab.vector_env.MemTabVectorEnv` for Pelmanism: the same options,
+spaces, info keys and auto-reset, over :class:`~memtab_env.games.pelmanism.batched.BatchedPelmanism`.
 
 It is :class:`memtab_env.gym_env.SingleAgentEnv` batched: the learner holds one seat of
 every game, its opponents are stepped inside the compiled batch, and each ``step`` makes
@@ -35,7 +35,7 @@ turn again or the game has ended.
   (``agents.pelmanism_agents.PelmanismGreedyAgent`` with its own memory, the default:
   each greedy seat observes the game under the ``memory`` model at each of its flips,
   records what it is shown, and applies the exact greedy rule), vectorised.
-- Seeds, opponents and redeals as in :mod:`memtab_env.vector.gym_vector`: slot ``i``
+- Seeds, opponents and redeals as in :mod:`memtab_env.games.memtab.vector_env`: slot ``i``
   after ``reset(seed=s)`` plays the episodes of the scalar view after
   ``reset(seed=s + i)``, flip for flip, ``random`` opponents included. Configurations
   in which every deal ends before a fixed learner seat plays (a deck of one kind, or a
@@ -49,11 +49,11 @@ from typing import Any
 import numpy as np
 
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games.pelmanism import PelmanismState
+from memtab_env.games.pelmanism import batched_kernels as pk
+from memtab_env.games.pelmanism.batched import BatchedPelmanism
+from memtab_env.games.pelmanism.rules import PelmanismState
 from memtab_env.gym_env import MAX_REDEALS
-from memtab_env.vector import pelmanism_kernels as pk
-from memtab_env.vector.gym_vector import BatchedVectorView
-from memtab_env.vector.pelmanism import BatchedPelmanism
+from memtab_env.vector.vector_env_base import BatchedVectorView
 
 GAME_OPTIONS = ("deck", "first_player", "max_turns", "num_players")
 
@@ -80,13 +80,13 @@ class PelmanismVectorEnv(BatchedVectorView):
         parallel: threads that step the games: ``None`` (every core from 2048 games on),
             ``True``, ``False`` or a number (as :class:`BatchedPelmanism`).
         render_mode: must be ``None`` (render a game with :meth:`get_state` and
-            :mod:`memtab_env.render_pelmanism`).
+            :mod:`memtab_env.games.pelmanism.render`).
         **game_options: ``deck``, ``num_players`` (1..6), ``first_player``, ``max_turns``.
     """
 
     game_name = "pelmanism"
     game_options = GAME_OPTIONS
-    render_hint = "memtab_env.render_pelmanism"
+    render_hint = "memtab_env.games.pelmanism.render"
     kernels = pk
 
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
@@ -143,5 +143,5 @@ class PelmanismVectorEnv(BatchedVectorView):
         return {"turns": self._final_turns.copy()}
 
     def get_state(self, i: int) -> PelmanismState:
-        """Game ``i`` as a scalar :class:`~memtab_env.games.pelmanism.PelmanismState`."""
+        """Game ``i`` as a scalar :class:`~memtab_env.games.pelmanism.rules.PelmanismState`."""
         return self.engine.get_state(i)

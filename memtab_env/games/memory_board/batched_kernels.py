@@ -1,11 +1,12 @@
 """Numba kernels of the batched Memory: The Board Game: B games as rows of one int32 matrix.
 
-The transition re-expresses :meth:`memtab_env.games.memory_board.MemoryBoard.apply_inplace`
+The transition re-expresses :meth:`memtab_env.games.memory_board.rules.MemoryBoard.apply_inplace`
 over one row (the scalar engine's state is a Python object that compiled loops cannot
 call), as do :func:`encode_row` for ``MemoryBoardEncoder.encode`` and :func:`legal_row` for
 ``legal_mask``; ``tests/test_batched_equals_scalar.py`` holds them equal to the scalar
 view step for step. The deal, the generator streams and the forgetting streams are those
-of :mod:`memtab_env.vector.kernels` (the same columns of the generator matrix), and the
+of every game (:mod:`memtab_env.vector.batch_kernels`, the same columns of the generator
+matrix; the memory models of :mod:`memtab_env.vector.memory_kernels`), and the
 single-agent loop is the one of the other games: the learner's action, then opponents
 until it is on turn, redeals up to ``max_redeals``.
 
@@ -13,7 +14,7 @@ The board is data: its arrays are kernel arguments (``land``: landscape of every
 ``kland``: landscape of every picture, ``adj``: int8 side adjacency, ``supply0``: the
 trunks of size 1..4 at the start). ``P`` spaces, ``K`` pictures, ``L`` landscapes,
 ``n`` seats; actions ``0..P-1`` flip, ``P..2P-1`` place, ``2P`` end a return, ``2P+1``
-pass (:mod:`memtab_env.games.memory_board`).
+pass (:mod:`memtab_env.games.memory_board.rules`).
 
 State matrix ``st`` (int32, one row per game)::
 
@@ -44,9 +45,11 @@ import numpy as np
 from numba import njit
 
 from memtab_env.boards import MAX_RETURN
-from memtab_env.games import memory_board as mb
-from memtab_env.vector import kernels as kn
+from memtab_env.games.memory_board import rules as mb
+from memtab_env.vector import batch_kernels as bt
+from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
+from memtab_env.vector.numba_cache import invalidate_stale_cache
 
 MAX_PLAYERS = 4
 CURRENT = 0
@@ -135,32 +138,32 @@ def new_game(st: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64, P: in
              first: int, supply0: np.ndarray, p_forget: float | None) -> None:
     """The game with seed ``game_seed`` in slot ``i``: ``default_rng(game_seed)
     .permutation(deck)`` (``MemoryBoard.new_game``), forgetting streams as the AEC env's."""
-    rg[i, kn.R_GAME_SEED] = game_seed
-    rn.seed_pcg64_buffered(rg, i, kn.R_AUX, game_seed, 0, 0, 0)
+    rg[i, bt.R_GAME_SEED] = game_seed
+    rn.seed_pcg64_buffered(rg, i, bt.R_AUX, game_seed, 0, 0, 0)
     for k in range(P // 2):  # the deck: every picture twice, in picture order
         st[i, HEAD + 2 * k] = k
         st[i, HEAD + 2 * k + 1] = k
-    rn.shuffle_row(rg, i, kn.R_AUX, st, i, HEAD, P)
-    rn.seed_pcg64_buffered(rg, i, kn.R_AUX, game_seed, 1, kn.AUX_KEY, 0)
+    rn.shuffle_row(rg, i, bt.R_AUX, st, i, HEAD, P)
+    rn.seed_pcg64_buffered(rg, i, bt.R_AUX, game_seed, 1, bt.AUX_KEY, 0)
     clear_game(st, i, P, n, first, supply0, p_forget is not None)
     if p_forget is not None:
         for o in range(n):
-            rn.seed_pcg64(rg, i, kn.R_MEM + rn.PCG_WORDS_64 * o, game_seed, 2, kn.MEMORY_KEY, o)
+            rn.seed_pcg64(rg, i, bt.R_MEM + rn.PCG_WORDS_64 * o, game_seed, 2, bt.MEMORY_KEY, o)
 
 
 @njit(cache=True)
 def next_game(st: np.ndarray, rg: np.ndarray, i: int, P: int, n: int, first: int,
               supply0: np.ndarray, p_forget: float | None) -> None:
     """The slot's next game: its seed is the next draw of the seed stream."""
-    rg[i, kn.R_GAMES] += np.uint64(1)
-    new_game(st, rg, i, rn.next_seed(rg, i, kn.R_SEEDS), P, n, first, supply0, p_forget)
+    rg[i, bt.R_GAMES] += np.uint64(1)
+    new_game(st, rg, i, rn.next_seed(rg, i, bt.R_SEEDS), P, n, first, supply0, p_forget)
 
 
 @njit(cache=True)
 def reveal(st: np.ndarray, rg: np.ndarray, i: int, pos: int, P: int, n: int,
            p_forget: float | None) -> None:
     """``Memory.on_action``'s reveal of ``pos`` (decay bits, clock, reveal time)."""
-    kn.remember_reveal(st, rg, i, HEAD + 5 * P, pos, P, n, p_forget)
+    mm.remember_reveal(st, rg, i, HEAD + 5 * P, pos, P, n, p_forget)
     st[i, CLOCK] += 1
     st[i, HEAD + 4 * P + pos] = st[i, CLOCK]
 
@@ -355,8 +358,8 @@ def legal_row(st: np.ndarray, i: int, out: np.ndarray, P: int, land: np.ndarray,
 
 @njit(cache=True)
 def memory_threshold(st: np.ndarray, i: int, observer: int, mem: int, window: int) -> int:
-    """:func:`~memtab_env.vector.kernels.threshold` of ``observer`` in game ``i``."""
-    return kn.threshold(mem, window, st[i, CLOCK], st[i, LASTACT + observer])
+    """:func:`~memtab_env.vector.memory_kernels.threshold` of ``observer`` in game ``i``."""
+    return mm.threshold(mem, window, st[i, CLOCK], st[i, LASTACT + observer])
 
 
 @njit(cache=True)
@@ -420,7 +423,7 @@ def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K
     fdone = stage + NUM_STAGES
     turn = fdone + n
     thr = memory_threshold(st, i, observer, mem, window)
-    decay = mem == kn.MEM_DECAY
+    decay = mem == mm.MEM_DECAY
     dcol = decay_col(observer, P)
     for p in range(P):
         s = st[i, HEAD + P + p]
@@ -613,7 +616,7 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
     seat = st[i, CURRENT]
     legal_row(st, i, scratch, P, land, kland, adj, L)
     thr = memory_threshold(st, i, seat, mem, window)
-    decay = mem == kn.MEM_DECAY
+    decay = mem == mm.MEM_DECAY
     dcol = decay_col(seat, P)
     seen = seen_col(seat, P, n, decay)
     scol = HEAD + P
@@ -694,10 +697,10 @@ def play_opponents(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, i: int, scrat
     seat = st[i, SEAT]
     while st[i, OVER] == 0 and st[i, CURRENT] != seat:
         k = (st[i, CURRENT] - seat + n) % n
-        if opponents[k] == kn.OPP_GREEDY:
+        if opponents[k] == bt.OPP_GREEDY:
             a = greedy_action(st, i, scratch, P, n, land, kland, adj, nbr, L, mem, window)
         else:
-            a = random_action(st, vg, i, scratch, P, land, kland, adj, L, kn.opponent_stream(k))
+            a = random_action(st, vg, i, scratch, P, land, kland, adj, L, bt.opponent_stream(k))
         apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
 
 
@@ -709,11 +712,11 @@ def start_episode(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, redeals: np.nd
                   max_len: int, p_forget: float | None, mem: int, window: int,
                   max_redeals: int) -> None:
     """``SingleAgentEnv.reset`` in the fresh game of slot ``i``, as
-    :func:`memtab_env.vector.kernels.start_episode`."""
-    st[i, SEAT] = kn.seat_learner(vg, i, seat_mode, n)
+    :func:`memtab_env.games.memtab.batched_kernels.start_episode`."""
+    st[i, SEAT] = bt.seat_learner(vg, i, seat_mode, n)
     redeals[i] = 0
     while True:
-        kn.reset_opponents(vg, i, opponents, n)
+        bt.reset_opponents(vg, i, opponents, n)
         play_opponents(st, rg, vg, i, scratch, opponents, P, n, land, kland, adj, nbr, L, children,
                        max_turns, max_len, p_forget, mem, window)
         if st[i, OVER] == 0:
@@ -737,8 +740,8 @@ def venv_reset_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, seeds: np.n
     """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
     P = land.shape[0]
     for i in range(lo, hi):
-        kn.seed_slot(rg, i, seeds[i])
-        kn.seed_view(vg, i, seeds[i])
+        bt.seed_slot(rg, i, seeds[i])
+        bt.seed_view(vg, i, seeds[i])
         new_game(st, rg, i, seeds[i], P, n, first, supply0, p_forget)
         start_episode(st, rg, vg, redeals, i, masks, seat_mode, opponents, P, n, first, supply0,
                       land, kland, adj, nbr, L, children, max_turns, max_len, p_forget, mem,
@@ -762,7 +765,7 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, actions: np.
                     p_forget: float | None, mem: int, window: int, max_redeals: int, lo: int,
                     hi: int) -> None:
     """One learner step in envs ``lo..hi-1`` with same-step autoreset, as
-    :func:`memtab_env.vector.pelmanism_kernels.venv_step_range`: an illegal action (not
+    :func:`memtab_env.games.pelmanism.batched_kernels.venv_step_range`: an illegal action (not
     in the learner's mask, ``masks[i]``) costs ``penalty`` and changes nothing; a legal
     one is applied, then the opponents act. Reward: the ``win`` share at the end, the
     change of the learner's tree (``score``), or -1 when its action ended its turn
@@ -779,12 +782,12 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, actions: np.
             code = apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
             play_opponents(st, rg, vg, i, masks, opponents, P, n, land, kland, adj, nbr, L,
                            children, max_turns, max_len, p_forget, mem, window)
-            if scheme == kn.REWARD_SCORE:
+            if scheme == bt.REWARD_SCORE:
                 reward = float(tree(st, i, seat) - before)
-            elif scheme == kn.REWARD_TURNS and code & TURN_OVER:
+            elif scheme == bt.REWARD_TURNS and code & TURN_OVER:
                 reward = -1.0
-            if st[i, OVER] == OVER_RULES and scheme == kn.REWARD_WIN:
-                reward = kn.win_reward(result_bits(st, i, P, n), seat, n)
+            if st[i, OVER] == OVER_RULES and scheme == bt.REWARD_WIN:
+                reward = bt.win_reward(result_bits(st, i, P, n), seat, n)
         else:
             illegal[i] = True
             reward = penalty
@@ -799,7 +802,7 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, actions: np.
             for j in range(n):
                 final_scores[i, j] = tree(st, i, j)
             final_bits[i] = result_bits(st, i, P, n) if term else 0
-            final_seed[i] = rg[i, kn.R_GAME_SEED]
+            final_seed[i] = rg[i, bt.R_GAME_SEED]
             final_seat[i] = seat
             final_flips[i] = st[i, CLOCK]
             next_game(st, rg, i, P, n, first, supply0, p_forget)
@@ -811,4 +814,4 @@ def venv_step_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, actions: np.
         legal_row(st, i, masks, P, land, kland, adj, L)
 
 
-kn.invalidate_stale_cache(globals(), [rn, kn, mb], "board_vector_kernels.deps")
+invalidate_stale_cache(globals(), [rn, bt, mm, mb], "memory_board_batched_kernels.deps")

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from memtab_env.games.pelmanism import FLIPS_PER_TURN, GONE, UP, Pelmanism, PelmanismState
+from memtab_env.games.pelmanism.rules import FLIPS_PER_TURN, GONE, UP, Pelmanism, PelmanismState
 from memtab_env.observations import Encoder, Field
 
 _STATUS = np.eye(3, dtype=np.int8)
@@ -39,7 +39,7 @@ class PelmanismEncoder(Encoder):
 
     Total size ``P (3 + K) + 2 n + 2``: 838 for the standard deck with two players,
     1514 for the colour deck, ``2N (3 + N) + 2 n + 2`` for ``pairs:N``. Kinds are the
-    engine's kind ids (:mod:`memtab_env.games.pelmanism`): ranks ``A..K`` = 0..12 for the
+    engine's kind ids (:mod:`memtab_env.games.pelmanism.rules`): ranks ``A..K`` = 0..12 for the
     standard deck; suits are not shown because they never matter for matching.
     """
 

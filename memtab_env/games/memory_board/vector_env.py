@@ -1,0 +1,76 @@
+"""``MemoryBoardVectorEnv``: the single-agent Memory: The Board Game view for B games at
+once (Gymnasium).
+
+``gymnasium.make_vec("MemoryBoard-v0", num_envs=B, vectorization_mode="vector_entry_point")``,
+with the options, spaces, info keys, auto-reset and seeding of
+:class:`~memtab_env.games.memtab.vector_env.MemTabVectorEnv`, over
+:class:`~memtab_env.games.memory_board.batched.BatchedMemoryBoard`: slot ``i`` after
+``reset(seed=s)`` plays the episodes of ``gymnasium.make("MemoryBoard-v0")`` after
+``reset(seed=s + i)``, step for step. Actions are the board game's (flip, place, end a
+return, pass: ``2 P + 2`` ids). Opponents: ``"random"`` and ``"greedy"``, played as
+``agents.make(name, game="memory_board")`` plays them in the scalar view
+(:func:`~memtab_env.games.memory_board.batched_kernels.greedy_action`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from memtab_env.games.memory_board import batched_kernels as bk
+from memtab_env.games.memory_board.batched import BatchedMemoryBoard
+from memtab_env.games.memory_board.rules import MemoryBoardState
+from memtab_env.gym_env import MAX_REDEALS
+from memtab_env.vector.vector_env_base import BatchedVectorView
+
+GAME_OPTIONS = ("board", "first_player", "max_turns", "num_players", "variant")
+
+
+class MemoryBoardVectorEnv(BatchedVectorView):
+    """B single-agent games of Memory: The Board Game stepped together; see the module
+    docstring. Arguments as :class:`~memtab_env.games.memtab.vector_env.MemTabVectorEnv`, with
+    the board game's options (``board``, ``num_players`` 1..4, ``first_player``,
+    ``variant``, ``max_turns``)."""
+
+    game_name = "memory_board"
+    game_options = GAME_OPTIONS
+    render_hint = "memtab_env.games.memory_board.render"
+    kernels = bk
+
+    def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
+                     game_options: dict[str, Any]) -> BatchedMemoryBoard:
+        return BatchedMemoryBoard(num_envs, memory=memory, reward=reward, parallel=parallel,
+                                  **game_options)
+
+    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
+        eng = self.engine
+        return (
+            eng.state, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks, self._redeals,
+            self._seat_mode, self._opponents, eng.game.num_kinds, eng.num_players,
+            eng.first_player, *eng.board_args(), eng._p_forget, eng._mem, eng._window,
+            MAX_REDEALS,
+        )  # fmt: skip
+
+    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
+        eng = self.engine
+        return (
+            eng.state, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
+            self._terminated, self._truncated, self._illegal, self._final_obs,
+            self._final_scores, self._final_bits, self._final_seed, self._final_seat,
+            self._final_flips, self._redeals, self._seat_mode, self._opponents,
+            self._max_steps, self.illegal_penalty, eng._scheme, eng.game.num_kinds,
+            eng.num_players, eng.first_player, *eng.board_args(), eng._p_forget, eng._mem,
+            eng._window, MAX_REDEALS,
+        )  # fmt: skip
+
+    def _first_illegal(self, acts: np.ndarray) -> int:
+        ok = (acts >= 0) & (acts < self.num_positions)
+        ok[ok] = self._masks[np.flatnonzero(ok), acts[ok]] != 0
+        bad = np.flatnonzero(~ok)
+        return int(bad[0]) if bad.size else -1
+
+    def get_state(self, i: int) -> MemoryBoardState:
+        """Game ``i`` as a scalar :class:`~memtab_env.games.memory_board.rules.MemoryBoardState`."""
+        return self.engine.get_state(i)
+

@@ -1,0 +1,23 @@
+"""``PelmanismSB3VecEnv``: :class:`~memtab_env.games.pelmanism.vector_env.PelmanismVectorEnv`
+as a Stable-Baselines3 ``VecEnv`` (needs stable-baselines3; see :mod:`memtab_env.vector.sb3`)."""
+
+from __future__ import annotations
+
+from memtab_env.games.pelmanism.vector_env import PelmanismVectorEnv
+from memtab_env.vector.sb3 import BatchedSB3VecEnv
+
+
+class PelmanismSB3VecEnv(BatchedSB3VecEnv):
+    """SB3 ``VecEnv`` over :class:`~memtab_env.games.pelmanism.vector_env.PelmanismVectorEnv`
+    (``action_masks()``: (B, P) bool, P the deck's positions).
+
+    Args:
+        num_envs: B.
+        seed: seeds of the first ``reset()`` (game ``i`` gets ``seed + i``); ``None`` draws
+            fresh entropy. :meth:`seed` sets the seeds of the next reset.
+        **kwargs: the options of :class:`PelmanismVectorEnv` (``deck``, ``opponents``,
+            ``learner_seat``, ``memory``, ``reward``, ``num_players``, ``max_turns``,
+            ``max_episode_steps``, ...).
+    """
+
+    vector_env_class = PelmanismVectorEnv
