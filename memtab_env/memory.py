@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from memtab_env.errors import InvalidOptionError
+from memtab_env.vector.memory_kernels import MEMORY_CODES, remember_reveal, threshold
+from memtab_env.vector.rng import PCG_WORDS_64
 
 MEMORY_KINDS = ("perfect", "none", "decay", "window")
 #: largest window of ``window:k`` (longer than any game: a larger one would be ``perfect``)
@@ -100,12 +102,14 @@ class Memory:
     ``remembered(observer, face_down)`` is the bool mask of face-down positions whose card
     ``observer`` remembers.
 
-    The state is the public history in compact form, as in the batched engine
-    (:mod:`memtab_env.vector`): the reveal count ``time``, the count at each position's
-    latest reveal (``reveal_time``, 0 = never) and, per observer, the count before its
-    latest action. Under ``perfect``, ``none`` and ``window`` an observer remembers
-    exactly the positions with ``reveal_time > threshold`` (:meth:`source`); only
-    ``decay`` keeps remembered bits of its own, since its forgetting is random.
+    The state is the public history in compact form, as in the batched engines: the
+    reveal count ``time``, the count at each position's latest reveal (``reveal_time``, 0
+    = never) and, per observer, the count before its latest action. Under ``perfect``,
+    ``none`` and ``window`` an observer remembers exactly the positions with
+    ``reveal_time > threshold`` (:meth:`source`); only ``decay`` keeps remembered bits of
+    its own, since its forgetting is random. The rules of every model are the kernels of
+    :mod:`memtab_env.vector.memory_kernels` (``threshold``, ``remember_reveal``), the ones
+    every game's batch runs: this class holds one game's state for them.
     """
 
     def __init__(
@@ -117,7 +121,9 @@ class Memory:
     ) -> None:
         self.spec = parse_memory(spec)
         self._kind = self.spec.kind
+        self._code = MEMORY_CODES[self._kind]
         self._window_size = int(self.spec.param) if self._kind == "window" else 0
+        self._p_forget = float(self.spec.param) if self._kind == "decay" else None
         self.num_observers = num_observers
         self.num_positions = num_positions
         self.reset(seed)
@@ -128,19 +134,27 @@ class Memory:
         return self._kind == "decay"
 
     def reset(self, seed: int | np.random.SeedSequence | None = None) -> None:
-        """Forget everything; ``seed`` seeds the per-observer forgetting streams (decay)."""
+        """Forget everything; ``seed`` seeds the per-observer forgetting streams (decay):
+        observer o draws as ``default_rng(SeedSequence(seed).spawn(n)[o])``."""
         n, p = self.num_observers, self.num_positions
         self.time = 0  # number of reveals so far
         # reveal count at each position's latest reveal (1-based); 0 = never revealed
         self.reveal_time = np.zeros(p, dtype=np.int64)
         # reveal count before each observer's latest action (the threshold of none)
         self._action_start = [0] * n
-        self._bits: np.ndarray | None = None  # decay: remembered bits (observer, position)
-        self._rngs: list[np.random.Generator] = []
+        # decay: remembered bits, observer o's at [0, o * p, +p), and the observers'
+        # forgetting streams (rg[0, 4 o, +4): PCG64 state high, low, increment high, low)
+        self._bits: np.ndarray | None = None
+        self._rg: np.ndarray | None = None
         if self._kind == "decay":
-            self._bits = np.zeros((n, p), dtype=np.int64)
+            self._bits = np.zeros((1, n * p), dtype=np.int64)
             ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-            self._rngs = [np.random.default_rng(s) for s in ss.spawn(n)]
+            self._rg = np.zeros((1, PCG_WORDS_64 * n), dtype=np.uint64)
+            for o, child in enumerate(ss.spawn(n)):
+                state = np.random.PCG64(child).state["state"]
+                for k, word in enumerate((state["state"] >> 64, state["state"], state["inc"] >> 64,
+                                          state["inc"])):
+                    self._rg[0, PCG_WORDS_64 * o + k] = word & 0xFFFFFFFFFFFFFFFF
 
     def on_action(self, actor: int, revealed: Sequence[int] | Sequence[tuple[int, int]]) -> None:
         """Record that ``actor`` acted and that its action revealed ``revealed`` positions
@@ -153,19 +167,11 @@ class Memory:
         """
         start = self.time
         times = self.reveal_time
-        bits = self._bits
         for item in revealed:
             pos = item[0] if type(item) is tuple else item
-            if bits is not None:
-                p = self.spec.param
-                if p > 0.0:  # every remembered card is forgotten with probability p
-                    for obs in range(self.num_observers):
-                        row = bits[obs]
-                        idx = np.flatnonzero(row)
-                        if idx.size:
-                            forget = self._rngs[obs].random(idx.size) < p
-                            row[idx[forget]] = 0
-                bits[:, pos] = 1
+            if self._bits is not None:
+                remember_reveal(self._bits, self._rg, 0, 0, pos, self.num_positions,
+                                self.num_observers, self._p_forget, 0)
             self.time += 1
             times[pos] = self.time
         self._action_start[actor] = start
@@ -173,18 +179,15 @@ class Memory:
     def source(self, observer: int) -> tuple[np.ndarray, int]:
         """``(values, threshold)``: ``observer`` remembers position q (face down or not)
         exactly when ``values[q] > threshold``. The values are the reveal times (decay:
-        the observer's remembered bits); the threshold is 0 under ``perfect``, the reveal
-        count before the observer's latest action under ``none``, ``time - k`` under
-        ``window:k``. Read-only views: fused encoders use them without copying."""
-        kind = self._kind
-        if kind == "perfect":
-            return self.reveal_time, 0
-        if kind == "none":
-            return self.reveal_time, self._action_start[observer]
-        if kind == "window":
-            return self.reveal_time, max(0, self.time - self._window_size)
-        assert self._bits is not None
-        return self._bits[observer], 0
+        the observer's remembered bits, threshold 0); the threshold is 0 under
+        ``perfect``, the reveal count before the observer's latest action under ``none``,
+        ``time - k`` under ``window:k``. Read-only views: fused encoders use them without
+        copying."""
+        if self._bits is not None:
+            p = self.num_positions
+            return self._bits[0, observer * p:(observer + 1) * p], 0
+        return self.reveal_time, threshold(self._code, self._window_size, self.time,
+                                           self._action_start[observer])
 
     @property
     def known(self) -> np.ndarray:

@@ -134,34 +134,26 @@ def test_pelmanism_truncates_at_the_game_length_cap() -> None:
 
 
 # -- decay --------------------------------------------------------------------------
-class _InjectedUniforms:
-    """Stands in for a numpy Generator: ``random(size)`` returns the injected uniforms
-    of the remembered positions, in position order (the order numpy's model draws)."""
-
-    def __init__(self) -> None:
-        self.values = np.empty(0)
-
-    def random(self, size: int) -> np.ndarray:
-        assert size == self.values.size
-        return self.values
-
-
 @pytest.mark.parametrize("p", [0.0, 0.3, 0.7, 1.0])
-def test_decay_equals_numpy_with_injected_forgetting(p: float) -> None:
+def test_decay_equals_numpy_with_the_same_uniforms(p: float) -> None:
+    """The JAX model takes its uniforms as input: given the ones the numpy model draws
+    (its observers' streams replayed, one per remembered card in position order), it
+    forgets exactly the same cards."""
     n, positions = 3, 12
     model = MemoryModel(f"decay:{p}", n, positions)
     numpy_memory = Memory(f"decay:{p}", n, positions, seed=0)
-    streams = [_InjectedUniforms() for _ in range(n)]
-    numpy_memory._rngs = streams
+    streams = [np.random.default_rng(c) for c in np.random.SeedSequence(0).spawn(n)]
     reveal = jax.jit(model.reveal)
     mem = model.init()
     rng = np.random.default_rng(5)
     face_down = rng.random(positions) < 0.8
     for _ in range(200):
         actor, pos = int(rng.integers(n)), int(rng.integers(positions))
-        u = rng.random((n, positions))
+        u = np.ones((n, positions))
         for o in range(n):
-            streams[o].values = u[o][np.flatnonzero(numpy_memory._bits[o])]
+            idx = np.flatnonzero(numpy_memory.known_row(o))
+            if p > 0.0:
+                u[o, idx] = streams[o].random(idx.size)
         numpy_memory.on_action(actor, [pos])
         mem = reveal(mem, jnp.int32(actor), jnp.int32(pos), jnp.asarray(u, jnp.float32))
         for o in range(n):

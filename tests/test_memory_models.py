@@ -136,6 +136,38 @@ def _reference_known(spec: str, n: int, p: int, history) -> np.ndarray:
     return known
 
 
+def _reference_decay(p_forget: float, n: int, p: int, history, seed: int) -> list[np.ndarray]:
+    """What every observer remembers under ``decay:p`` after each action, from the
+    definition with numpy's own generators: observer o draws from
+    ``default_rng(SeedSequence(seed).spawn(n)[o])``, one uniform per remembered card in
+    position order at every reveal (a card is forgotten when its uniform is below p, when
+    p > 0), then every observer remembers the card revealed."""
+    streams = [np.random.default_rng(c) for c in np.random.SeedSequence(seed).spawn(n)]
+    known = np.zeros((n, p), dtype=bool)
+    out = []
+    for _actor, revealed in history:
+        for q in revealed:
+            for o in range(n):
+                idx = np.flatnonzero(known[o])
+                if p_forget > 0.0 and idx.size:
+                    known[o, idx[streams[o].random(idx.size) < p_forget]] = False
+            known[:, q] = True
+        out.append(known.copy())
+    return out
+
+
+@given(st.sampled_from([0.0, 0.05, 0.3, 0.7, 1.0]), st.integers(1, 4), st.integers(0, 2**62),
+       st.lists(st.tuples(st.integers(0, 3), st.lists(st.integers(0, 9), max_size=2)), max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_decay_draws_as_numpy_generators_on_any_history(p_forget, n, seed, history):
+    """The decay kernel's forgetting streams are numpy's PCG64 draws, double for double."""
+    history = [(a % n, r) for a, r in history]
+    m = Memory(f"decay:{p_forget}", n, 10, seed=seed)
+    for t, want in enumerate(_reference_decay(p_forget, n, 10, history, seed)):
+        m.on_action(*history[t])
+        np.testing.assert_array_equal(m.known, want)
+
+
 @given(st.sampled_from(["perfect", "none", "window:0", "window:1", "window:3", "window:7"]),
        st.integers(1, 4),
        st.lists(st.tuples(st.integers(0, 3), st.lists(st.integers(0, 9), max_size=2)), max_size=40))

@@ -1,9 +1,11 @@
-"""The memory models of :mod:`memtab_env.memory` as kernels, for every game's batch.
+"""The memory models (:mod:`memtab_env.memory`) as kernels: the one form that the scalar
+:class:`memtab_env.memory.Memory` and every game's batch call.
 
-Each game's kernels keep, per game, the reveal time of every position (1-based, 0 never),
-a reveal clock, and each seat's clock after its latest action; under ``decay:p`` also
-one remembered bit per (observer, position). With those, :func:`threshold` and
-:func:`remember_reveal` are ``Memory.source`` and ``Memory.on_action`` for any game.
+A caller keeps, per game, the reveal time of every position (1-based, 0 never), a reveal
+clock, and each seat's clock before its latest action; under ``decay:p`` also one
+remembered bit per (observer, position) and one forgetting stream per observer (a
+:mod:`memtab_env.vector.rng` generator of 4 words). With those, :func:`threshold` and
+:func:`remember_reveal` decide what every observer remembers, for any game.
 """
 
 from __future__ import annotations
@@ -11,9 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from memtab_env.vector import batch_kernels as _batch_module
 from memtab_env.vector import rng as _rng_module
-from memtab_env.vector.batch_kernels import R_MEM
 from memtab_env.vector.numba_cache import invalidate_stale_cache
 from memtab_env.vector.rng import PCG_WORDS_64, next_double
 
@@ -42,18 +42,19 @@ def threshold(mem: int, window: int, clock: int, before_last: int) -> int:
 
 @njit(inline="always", cache=True)
 def remember_reveal(bits: np.ndarray, rg: np.ndarray, i: int, col: int, pos: int, num: int,
-                    n: int, p_forget: float | None) -> None:
-    """``Memory.on_action``'s decay part for a reveal of ``pos``: each remembered bit of
-    each observer (``bits[i, col + num * o + q]``, ``num`` positions) is forgotten with
-    probability ``p_forget``, one double of the observer's stream (``R_MEM``) per
-    remembered position in position order (``rng.random(idx.size) < p``); then every
-    observer remembers ``pos``. Nothing for the other models (``p_forget`` None)."""
+                    n: int, p_forget: float | None, stream: int) -> None:
+    """The decay model's reveal of ``pos`` in game ``i``: each remembered bit of each
+    observer (``bits[i, col + num * o + q]``, ``num`` positions) is forgotten with
+    probability ``p_forget``, one double of the observer's stream (``rg[i, stream + 4 o]``
+    on) per remembered position in position order (numpy's ``rng.random(idx.size) < p``);
+    then every observer remembers ``pos``. Nothing for the other models (``p_forget``
+    None)."""
     if p_forget is None:
         return
     for o in range(n):
         row = col + num * o
         if p_forget > 0.0:
-            ro = R_MEM + PCG_WORDS_64 * o
+            ro = stream + PCG_WORDS_64 * o
             for q in range(num):
                 if bits[i, row + q] != 0 and next_double(rg, i, ro) < p_forget:
                     bits[i, row + q] = 0
@@ -61,4 +62,4 @@ def remember_reveal(bits: np.ndarray, rg: np.ndarray, i: int, col: int, pos: int
         bits[i, col + num * o + pos] = 1
 
 
-invalidate_stale_cache(globals(), [_rng_module, _batch_module], "memory_kernels.deps")
+invalidate_stale_cache(globals(), [_rng_module], "memory_kernels.deps")

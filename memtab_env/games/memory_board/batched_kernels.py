@@ -163,7 +163,7 @@ def next_game(st: np.ndarray, rg: np.ndarray, i: int, P: int, n: int, first: int
 def reveal(st: np.ndarray, rg: np.ndarray, i: int, pos: int, P: int, n: int,
            p_forget: float | None) -> None:
     """``Memory.on_action``'s reveal of ``pos`` (decay bits, clock, reveal time)."""
-    mm.remember_reveal(st, rg, i, HEAD + 5 * P, pos, P, n, p_forget)
+    mm.remember_reveal(st, rg, i, HEAD + 5 * P, pos, P, n, p_forget, bt.R_MEM)
     st[i, CLOCK] += 1
     st[i, HEAD + 4 * P + pos] = st[i, CLOCK]
 

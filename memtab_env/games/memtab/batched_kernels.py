@@ -237,7 +237,7 @@ def apply_flip(
         st[i, BASE + player] -= mk.KIND_POINTS[kind]
     elif code & mk.TURN_OVER:  # flip 3 went into the tableau
         st[i, BASE + player] += mk.KIND_POINTS[kind]
-    remember_reveal(st, rg, i, BASE + 2 * n, pos, P, n, p_forget)
+    remember_reveal(st, rg, i, BASE + 2 * n, pos, P, n, p_forget, R_MEM)
     clock = st[i, CLOCK] + 1
     st[i, CLOCK] = clock
     st[i, RTIME + pos] = clock

@@ -319,7 +319,7 @@ def apply_flip(
             code |= GAME_OVER
         if st[i, OVER] == 0 and not code & MATCH:
             st[i, CURRENT] = (player + 1) % n
-    remember_reveal(st, rg, i, HEAD + (4 + n) * P, pos, P, n, p_forget)
+    remember_reveal(st, rg, i, HEAD + (4 + n) * P, pos, P, n, p_forget, R_MEM)
     clock = tm[i, CLOCK] + 1
     tm[i, CLOCK] = clock
     tm[i, RTIME + pos] = clock
