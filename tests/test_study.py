@@ -46,6 +46,8 @@ def test_the_shipped_study_config_is_the_protocol_the_issue_asks_for() -> None:
     (lambda d: d["tracks"]["memtab-2p-none"]["options"].update(memory="none"), "must not set memory"),
     (lambda d: d["tracks"].update({"no-such-track": {**d["tracks"]["memtab-2p-none"]}}),
      "needs a benchmark track of that id"),
+    (lambda d: d["tracks"]["pelmanism-solo-none"].update(benchmark="memtab-2p-none"),
+     "benchmark is for score 'benchmark' only"),
     (lambda d: d["tracks"]["pelmanism-solo-none"].update(timesteps="many"), "must be int"),
     (lambda d: d["tracks"]["pelmanism-solo-none"].update(models=["Telepathy"]),
      "models must be a list of distinct names among"),
@@ -70,6 +72,10 @@ def test_a_follow_up_track_trains_only_the_cells_it_names() -> None:
     assert s.tracks["long"].follow_up and not s.tracks["pelmanism-solo-none"].follow_up
     assert s.cells(tracks=["long"]) == [("long", "none", "GRU"), ("long", "none", "LRU")]
     assert ("pelmanism-solo-none", "perfect", "MLP") in s.cells()
+    # a follow-up of a benchmark track is scored on that track's deals and anchors
+    data["tracks"]["memtab-long"] = {**_shipped()["tracks"]["memtab-2p-none"], "models": ["GRU"],
+                                     "benchmark": "memtab-2p-none"}
+    assert study.study_from_dict(data).tracks["memtab-long"].scored_on == "memtab-2p-none"
 
 
 def test_solo_scores_run_from_random_play_to_the_exact_optimum() -> None:

@@ -75,7 +75,7 @@ class StudyTrack:
     options: dict[str, Any]
     """env options except ``memory`` (the study's other axis)"""
     score: str
-    """``solo-turns`` or ``benchmark`` (the benchmark track of the same id)"""
+    """``solo-turns`` or ``benchmark`` (the benchmark track :attr:`scored_on`)"""
     timesteps: int
     """the fixed sample budget of every run: learner steps"""
     opponents: str = "random"
@@ -88,9 +88,17 @@ class StudyTrack:
     """only these memory models of the study (empty: all of them, plus the reference); a
     track restricted by either is a follow-up: its cells are those named, no reference"""
 
+    benchmark: str = ""
+    """``benchmark`` score: the benchmark track whose deals and anchors score it (empty:
+    the track's own id)"""
+
     @property
     def follow_up(self) -> bool:
         return bool(self.models or self.memories)
+
+    @property
+    def scored_on(self) -> str:
+        return self.benchmark or self.id
 
 
 @dataclass(frozen=True)
@@ -203,19 +211,22 @@ def study_from_dict(data: Any, where: str = "study") -> Study:
                            learner_seat=spec.get("learner_seat", "random"),
                            description=str(spec.get("description", "")),
                            models=tuple(_subset(spec, "models", models, at)),
-                           memories=tuple(_subset(spec, "memories", memories, at)))
+                           memories=tuple(_subset(spec, "memories", memories, at)),
+                           benchmark=str(spec.get("benchmark", "")))
         if track.score not in SCORES:
             raise StudyError(f"{at}: score must be one of {list(SCORES)}, got {track.score!r}")
         if "memory" in track.options:
             raise StudyError(f"{at}: options must not set memory (the study's memories do)")
         if track.timesteps < 1:
             raise StudyError(f"{at}: timesteps must be positive")
+        if track.benchmark and track.score != "benchmark":
+            raise StudyError(f"{at}: field benchmark is for score 'benchmark' only")
         if track.score == "benchmark":
             from memtab_env.benchmark.tracks import TRACKS
 
-            if tid not in TRACKS:
-                raise StudyError(f"{at}: score 'benchmark' needs a benchmark track of that id; "
-                                 f"tracks: {list(TRACKS)}")
+            if track.scored_on not in TRACKS:
+                raise StudyError(f"{at}: score 'benchmark' needs a benchmark track of that id "
+                                 f"(or a field benchmark naming one); tracks: {list(TRACKS)}")
         tracks[str(tid)] = track
     ppo = data.get("ppo", {})
     if not isinstance(ppo, dict):

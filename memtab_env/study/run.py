@@ -71,7 +71,7 @@ class Scorer:
         else:
             if self.players != 2 or options.get("reward", "win") != "win":
                 raise StudyError(f"track {track.id}: score 'benchmark' needs 2 players and the win reward")
-            self.anchors, opponents = benchmark_anchors(track.id, results_dir)
+            self.anchors, opponents = benchmark_anchors(track.scored_on, results_dir)
             self.views = {o: mj.make_single_agent(track.env_id, opponents=o, **options)
                           for o in opponents}
         self.plays = {k: make_play(v, policy, deterministic=False) for k, v in self.views.items()}
