@@ -79,6 +79,22 @@ def too_many_redeals(learner_seat: int) -> str:
     )
 
 
+
+def opponents_per_seat(opponents: Any, count: int, single: bool, expected: str) -> list[Any]:
+    """The opponent of each of the ``count`` other seats, in seat order after the learner:
+    ``opponents`` itself for every seat when it is ``single``, else its items (one per
+    seat). A clear error otherwise; ``expected`` says what is allowed."""
+    if single:
+        return [opponents] * count
+    if isinstance(opponents, Sequence):
+        specs = list(opponents)
+        if len(specs) != count:
+            raise InvalidOptionError(
+                f"opponents: {count} other seat(s) need {count} opponent(s), got {len(specs)}"
+            )
+        return specs
+    raise InvalidOptionError(f"opponents must be {expected}; got {opponents!r}")
+
 class SingleAgentEnv(gym.Env):
     """Single-agent view of a memory game.
 
@@ -160,19 +176,9 @@ class SingleAgentEnv(gym.Env):
         self._notes: list[str] | None = [] if render_mode == "rgb_array" else None
 
     def _make_opponents(self, opponents: Any, count: int) -> list[Any]:
-        if isinstance(opponents, (str, bytes)) or hasattr(opponents, "act"):
-            specs = [opponents] * count
-        elif isinstance(opponents, Sequence):
-            specs = list(opponents)
-            if len(specs) != count:
-                raise InvalidOptionError(
-                    f"opponents: {count} other seat(s) need {count} opponent(s), got {len(specs)}"
-                )
-        else:
-            raise InvalidOptionError(
-                "opponents must be an agent name, an object with act(observation) -> int, "
-                f"or a sequence of those; got {opponents!r}"
-            )
+        specs = opponents_per_seat(
+            opponents, count, isinstance(opponents, (str, bytes)) or hasattr(opponents, "act"),
+            "an agent name, an object with act(observation) -> int, or a sequence of those")
         out = []
         for s in specs:
             if isinstance(s, str):

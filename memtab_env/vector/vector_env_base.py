@@ -18,7 +18,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError, check_finite
-from memtab_env.gym_env import ILLEGAL_MODES, MAX_REDEALS, too_many_redeals
+from memtab_env.gym_env import ILLEGAL_MODES, MAX_REDEALS, opponents_per_seat, too_many_redeals
 from memtab_env.registry import game_spec
 from memtab_env.vector.batch_kernels import OPPONENT_CODES, view_width
 from memtab_env.vector.engine_base import seed_array
@@ -27,19 +27,10 @@ from memtab_env.vector.engine_base import seed_array
 def _opponent_codes(opponents: Any, count: int, env_id: str, allowed: tuple[str, ...]) -> np.ndarray:
     """Policy code of the seat ``k`` places after the learner at index ``k`` (index 0, the
     learner itself, is unused); ``allowed``: the opponents the game's batch plays exactly."""
-    if isinstance(opponents, str):
-        names = [opponents] * count
-    elif isinstance(opponents, Sequence):
-        names = list(opponents)
-        if len(names) != count:
-            raise InvalidOptionError(
-                f"opponents: {count} other seat(s) need {count} opponent(s), got {len(names)}"
-            )
-    else:
-        raise InvalidOptionError(
-            f"opponents must be one of {sorted(allowed)} or a sequence of them "
-            f"(one per other seat, in seat order after the learner); got {opponents!r}"
-        )
+    names = opponents_per_seat(
+        opponents, count, isinstance(opponents, str),
+        f"one of {sorted(allowed)} or a sequence of them (one per other seat, in seat order "
+        "after the learner)")
     codes = np.zeros(count + 1, dtype=np.int64)
     for k, name in enumerate(names, start=1):
         if not isinstance(name, str) or name not in allowed:
