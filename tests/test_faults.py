@@ -93,7 +93,7 @@ def uninterrupted(tmp_path_factory) -> dict:
 
 
 @pytest.mark.parametrize("target", ["pool/.tmp.*", "checkpoints/.tmp.*", "checkpoints/.latest.json.*",
-                                    ".manifest.json.*", "random"])
+                                    ".manifest.json.*", ".tmp.*.model.zip", "random"])
 def test_training_killed_at_a_write_resumes(tmp_path, uninterrupted, target):
     runs = tmp_path / "runs"
     proc = _train(TRAIN, runs, slow_renames=target != "random")

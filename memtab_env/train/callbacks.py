@@ -81,16 +81,18 @@ class Checkpoints(BaseCallback):
             self.next = (self.num_timesteps // self.every + 1) * self.every
         return True
 
-    def save(self) -> Path:
-        """Write a checkpoint at the current step count now."""
+    def save(self, model: Any = None) -> Path:
+        """Write a checkpoint of ``model`` (default: the model being trained) at its
+        current step count now."""
+        model = self.model if model is None else model
         self.directory.mkdir(parents=True, exist_ok=True)
-        step = self.model.num_timesteps
+        step = model.num_timesteps
         path = self.directory / f"step_{step:012d}.zip"
-        atomic_save(self.model, path, self.manifest)
+        atomic_save(model, path, self.manifest)
         replay = None
-        if hasattr(self.model, "replay_buffer") and self.model.replay_buffer is not None:
+        if hasattr(model, "replay_buffer") and model.replay_buffer is not None:
             replay = self.directory / f"replay_buffer_{step:012d}.pkl"
-            write_atomic(replay, self.model.save_replay_buffer)
+            write_atomic(replay, model.save_replay_buffer)
             self.manifest.add(replay)
         pool = [p.name for p in pool_paths(self.pool_dir, self.manifest)] if self.pool_dir else []
         latest = {"step": step, "model": path.name, "replay_buffer": replay.name if replay else None,

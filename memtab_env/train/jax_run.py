@@ -149,8 +149,8 @@ def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any]
         if writer is not None:
             writer.close()
     seconds = time.perf_counter() - t0
+    checkpoint()  # before the final model, whose presence marks the run finished
     model_path = run_dir / "model.zip"
     write_atomic(model_path, lambda tmp: save(tmp, trainer.policies()[0], config))
     manifest.add(model_path)
-    checkpoint()
     return model_path, trainer.timesteps - start_steps, seconds, trainer.timesteps

@@ -204,9 +204,11 @@ def _learn_sb3(cfg: Config, run_dir: Path, manifest: Any, resume_dir: Path | Non
     seconds = time.perf_counter() - t0
     steps = model.num_timesteps - start_steps
     env.close()
+    # the final checkpoint before the final model: a run with model.zip is finished
+    # (:func:`finished`), so its last checkpoint must already hold the final pool
+    checkpoints.save(model)
     model_path = run_dir / "model.zip"
     atomic_save(model, model_path, manifest)
-    checkpoints.save()
     return model_path, steps, seconds, int(model.num_timesteps)
 
 
