@@ -134,11 +134,12 @@ def test_checkpoints_are_data_and_agents_make_plays_them(tmp_path: Path) -> None
         ppo.PPOConfig(num_envs=10, num_minibatches=4).check()
 
 
-@pytest.mark.parametrize(("env_id", "options", "opponents"), [
-    ("MemTab-v0", {"num_players": 2, "memory": "none"}, "greedy"),
+@pytest.mark.parametrize(("env_id", "options", "opponents", "encoder"), [
+    ("MemTab-v0", {"num_players": 2, "memory": "none"}, "greedy", "set"),
+    ("MemTab-v0", {"num_players": 2, "memory": "none"}, "greedy", "kinds"),
 ])
 def test_jax_evaluation_plays_as_the_agent_plays_through_the_aec_env(
-        tmp_path: Path, env_id: str, options: dict, opponents: str) -> None:
+        tmp_path: Path, env_id: str, options: dict, opponents: str, encoder: str) -> None:
     """The study's JAX play (most likely flips) gives every game the return that the same
     policy, as an agent, gets through the AEC env against the same (deterministic)
     opponents, deal for deal and seat for seat."""
@@ -151,7 +152,7 @@ def test_jax_evaluation_plays_as_the_agent_plays_through_the_aec_env(
     from memtab_env.play import play_game
     from memtab_env.registry import game_spec
 
-    config = _config(env_id=env_id, env_options=options, opponents=opponents)
+    config = _config(env_id=env_id, env_options=options, opponents=opponents, encoder=encoder)
     policy, _ = ppo.train(config)
     path = ppo.save(tmp_path / "p.zip", policy, config)
     view = mj.make_single_agent(env_id, opponents=opponents, **options)
@@ -291,3 +292,50 @@ def test_self_play_pool_keeps_snapshots_and_pool_seats_play_them() -> None:
     assert np.asarray(states.env_state.game.over).all()
     with pytest.raises(InvalidOptionError, match="pool_policy"):
         mj.make_single_agent("MemTab-v0", opponents="pool")
+
+
+@pytest.mark.parametrize("encoder", ["set", "kinds"])
+@pytest.mark.parametrize(("env_id", "options"), [
+    ("MemTab-v0", {"num_players": 2, "memory": "none"}),
+    ("Pelmanism-v0", {"num_players": 1, "deck": "pairs:6", "memory": "none"}),
+])
+def test_set_encoders_are_equivariant_over_positions(encoder: str, env_id: str, options: dict) -> None:
+    """Relabelling the positions of a whole observation sequence (their status and card
+    fields) relabels the logits the same way and leaves the values unchanged."""
+    import gymnasium
+
+    from memtab_env.registry import game_spec, make_encoder
+
+    config = _config(env_id=env_id, env_options=options, encoder=encoder, recurrent_size=8,
+                     set_layers=2)
+    policy = ppo.make_policy(config)
+    env = gymnasium.make(env_id, **{k: v for k, v in options.items()})
+    obs, info = env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    seq = [obs]
+    for _ in range(5):
+        legal = np.flatnonzero(info["action_mask"])
+        obs, _, term, trunc, info = env.step(int(rng.choice(legal)))
+        assert not (term or trunc)
+        seq.append(obs)
+    seq = np.stack(seq).astype(np.float32)
+    layout = make_encoder(game_spec(env_id).name, **{k: v for k, v in options.items()
+                                                     if k != "memory"}).token_layout()
+    p = layout["positions"]
+    perm = rng.permutation(p)
+    moved = seq.copy()
+    for name in ("status", "card"):
+        lo, hi = layout[name]
+        block = seq[:, lo:hi].reshape(len(seq), p, -1)
+        moved[:, lo:hi] = block[:, perm].reshape(len(seq), -1)
+    starts = np.zeros(len(seq), bool)
+    starts[0] = True
+    masks = np.ones((len(seq), p), bool)
+    h0 = policy.initial_state()
+    _, logits, values = policy(h0, jnp.asarray(seq), jnp.asarray(starts), jnp.asarray(masks))
+    _, logits2, values2 = policy(h0, jnp.asarray(moved), jnp.asarray(starts), jnp.asarray(masks))
+    np.testing.assert_allclose(np.asarray(logits2), np.asarray(logits)[:, perm], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(values2), np.asarray(values), rtol=1e-4, atol=1e-5)
+    # and the logits do depend on the positions' cards (not a constant network)
+    assert float(np.ptp(np.asarray(logits)[-1])) > 1e-4
+

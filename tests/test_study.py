@@ -53,6 +53,9 @@ def test_the_shipped_study_config_is_the_protocol_the_issue_asks_for() -> None:
      "models must be a list of distinct names among"),
     (lambda d: d["tracks"]["pelmanism-solo-none"].update(memories=["none", "none"]),
      "memories must be a list of distinct names among"),
+    (lambda d: d["tracks"]["pelmanism-solo-none"].update(ppo="kinds"), "field 'ppo' must be dict"),
+    (lambda d: d["tracks"]["pelmanism-solo-none"].update(ppo={"total_timesteps": 5}),
+     r"ppo must not set \['total_timesteps'\]"),
 ])
 def test_study_config_errors_name_the_field(change, message) -> None:
     data = copy.deepcopy(_shipped())
@@ -76,6 +79,25 @@ def test_a_follow_up_track_trains_only_the_cells_it_names() -> None:
     data["tracks"]["memtab-long"] = {**_shipped()["tracks"]["memtab-2p-none"], "models": ["GRU"],
                                      "benchmark": "memtab-2p-none"}
     assert study.study_from_dict(data).tracks["memtab-long"].scored_on == "memtab-2p-none"
+
+
+def test_a_track_s_ppo_fields_override_the_study_s_in_its_cells() -> None:
+    pytest.importorskip("jax")
+    pytest.importorskip("memax")
+    from memtab_env.study.run import ppo_config
+
+    data = copy.deepcopy(_shipped())
+    data["tracks"]["memtab-2p-none"]["ppo"] = {"encoder": "kinds", "learning_rate": 1e-3}
+    s = study.study_from_dict(data)
+    config = ppo_config(s, s.tracks["memtab-2p-none"], "none", "GRU", seed=2)
+    assert (config.encoder, config.learning_rate, config.seed) == ("kinds", 1e-3, 2)
+    assert config.num_envs == data["ppo"]["num_envs"]  # the study's, not overridden
+    other = ppo_config(s, s.tracks["pelmanism-solo-none"], "none", "GRU")
+    assert (other.encoder, other.learning_rate) == (data["ppo"]["encoder"], data["ppo"]["learning_rate"])
+    data["tracks"]["memtab-2p-none"]["ppo"] = {"encoder": "hologram"}
+    s = study.study_from_dict(data)
+    with pytest.raises(StudyError, match="cell memtab-2p-none / none / GRU: encoder must be one of"):
+        ppo_config(s, s.tracks["memtab-2p-none"], "none", "GRU")
 
 
 def test_solo_scores_run_from_random_play_to_the_exact_optimum() -> None:

@@ -45,6 +45,7 @@ import memtab_env.jax as mj
 from memtab_env.errors import InvalidOptionError
 
 CHECKPOINT_FORMAT = "memtab-jax-ppo/1"
+ENCODERS = ("set", "kinds", "flat")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,7 +68,10 @@ class PPOConfig:
     """the learner's seat, or ``random`` (drawn each episode)"""
     encoder: str = "set"
     """``set``: position tokens, a memory per position (shared weights) and set layers
-    (equivariant logits); ``flat``: one memory over the whole observation"""
+    (equivariant logits); ``kinds``: ``set`` plus what the card kinds say (a kind each
+    position's memory believes, messages between positions of one kind, whose tableau
+    holds the kind), as the torch set policy of ``agents/set_policy.py``; ``flat``: one
+    memory over the whole observation"""
     set_layers: int = 2
     """set layers (``encoder: set``)"""
     memory_model: str = "GRU"
@@ -114,8 +118,8 @@ class PPOConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidOptionError(f"{name} must be a positive integer, got {value!r}")
-        if self.encoder not in ("set", "flat"):
-            raise InvalidOptionError(f"encoder must be 'set' or 'flat', got {self.encoder!r}")
+        if self.encoder not in ENCODERS:
+            raise InvalidOptionError(f"encoder must be one of {list(ENCODERS)}, got {self.encoder!r}")
         if isinstance(self.num_devices, bool) or not isinstance(self.num_devices, int) \
                 or self.num_devices < 0:
             raise InvalidOptionError(f"num_devices must be 0 (every device) or a positive integer, "
@@ -269,6 +273,120 @@ class SetActorCritic(eqx.Module):
         return jax.vmap(self.memory.latest_recurrent_state)(hs), logits[0], values[0]
 
 
+class KindSetActorCritic(eqx.Module):
+    """``encoder: kinds``: the set network with the card kinds made explicit, the JAX
+    counterpart of the torch ``agents.set_policy.MemTabSetNet`` with its slot memory.
+
+    Each position's token (status one-hot, card one-hot, the global fields broadcast)
+    is embedded and runs through its own memax memory, as in :class:`SetActorCritic`. A
+    readout of the memory gives the kind the position is believed to hold (one more
+    class: "not known"), used in place of the card where the position is face down and
+    the observation shows no card. From these kinds come the relations pair finding needs
+    and a plain set layer can only approximate: messages between the positions of one
+    kind (``same = kind @ kind.T``, diagonal zeroed) and, where the game has tableaux,
+    which seat's tableau holds the position's kind. Then ``set_layers`` residual layers
+    ``h += relu(W_self x + W_kind same @ x + W_pool mean_q x_q)`` with ``x`` the
+    layer-normalised ``h``; one logit per position, the value from the pooled tokens and
+    the global fields."""
+
+    scale: jax.Array
+    status_index: jax.Array
+    card_index: jax.Array
+    global_index: jax.Array
+    tableaux_index: jax.Array | None
+    off_diagonal: jax.Array
+    embed: eqx.nn.Linear
+    memory: Any
+    readout: eqx.nn.Linear
+    kind_embed: eqx.nn.Linear
+    norms: list
+    self_layers: list
+    kind_layers: list
+    pool_layers: list
+    logit: eqx.nn.Linear
+    critic: eqx.nn.MLP
+
+    def __init__(self, encoder: Any, num_actions: int, config: PPOConfig, *, key: jax.Array) -> None:
+        from memax.equinox.train_utils import get_residual_memory_model
+
+        layout = encoder.token_layout()
+        positions, kinds = layout["positions"], layout["kinds"]
+        if num_actions != positions:
+            raise InvalidOptionError("encoder 'kinds' needs one action per position")
+        high = np.maximum(np.abs(encoder.low), np.abs(encoder.high)).astype(np.float32)
+        self.scale = jnp.asarray(1.0 / np.maximum(high, 1), jnp.float32)
+        status = np.arange(*layout["status"]).reshape(positions, -1)
+        card = np.arange(*layout["card"]).reshape(positions, kinds)
+        self.status_index, self.card_index = jnp.asarray(status), jnp.asarray(card)
+        self.global_index = jnp.asarray(np.setdiff1d(np.arange(encoder.size),
+                                                     np.concatenate([status.ravel(), card.ravel()])))
+        seats = 0
+        self.tableaux_index = None
+        if layout.get("tableaux") is not None:
+            seats = layout["num_players"]
+            self.tableaux_index = jnp.asarray(np.arange(*layout["tableaux"]).reshape(seats, kinds))
+        self.off_diagonal = jnp.asarray(1.0 - np.eye(positions, dtype=np.float32))
+        size, layers = config.recurrent_size, config.set_layers
+        keys = list(jax.random.split(key, 6 + 3 * layers))
+        self.embed = eqx.nn.Linear(status.shape[1] + kinds + self.global_index.size, size, key=keys[0])
+        kwargs = {config.memory_model: dict(config.memory_kwargs)} if config.memory_kwargs else {}
+        try:
+            self.memory = get_residual_memory_model(
+                model_name=config.memory_model, input=size, hidden=size, output=size,
+                num_layers=config.num_layers, layer_kwargs=kwargs, key=keys[1])
+        except KeyError:
+            raise InvalidOptionError(f"memax has no memory model {config.memory_model!r}") from None
+        self.readout = eqx.nn.Linear(size, kinds + 1, key=keys[2])
+        self.kind_embed = eqx.nn.Linear(kinds + seats, size, key=keys[3])
+        self.norms = [eqx.nn.LayerNorm(size) for _ in range(layers)]
+        self.self_layers = [eqx.nn.Linear(size, size, key=k) for k in keys[6:6 + layers]]
+        self.kind_layers = [eqx.nn.Linear(size, size, use_bias=False, key=k)
+                            for k in keys[6 + layers:6 + 2 * layers]]
+        self.pool_layers = [eqx.nn.Linear(size, size, use_bias=False, key=k)
+                            for k in keys[6 + 2 * layers:]]
+        self.logit = eqx.nn.Linear(size, 1, key=keys[4])
+        self.critic = eqx.nn.MLP(size + self.global_index.size, 1, size, 1, key=keys[5])
+
+    def initial_state(self) -> Any:
+        positions = self.card_index.shape[0]
+        return jax.vmap(lambda _: self.memory.initialize_carry())(jnp.arange(positions))
+
+    def __call__(self, h: Any, obs: jax.Array, starts: jax.Array, masks: jax.Array
+                 ) -> tuple[Any, jax.Array, jax.Array]:
+        x = obs.astype(jnp.float32) * jax.lax.stop_gradient(self.scale)  # [T, F]
+        status, card = x[:, self.status_index], x[:, self.card_index]  # [T, P, S], [T, P, K]
+        glob = x[:, self.global_index]  # [T, G]
+        per_token = jnp.broadcast_to(glob[:, None], card.shape[:2] + glob.shape[1:])
+        z = jax.nn.relu(jax.vmap(jax.vmap(self.embed))(
+            jnp.concatenate([status, card, per_token], axis=-1)))  # [T, P, D]
+        hs, m = jax.vmap(self.memory, in_axes=(0, (1, None)), out_axes=(0, 1))(h, (z, starts))
+        z = z + m
+        believed = jax.nn.softmax(jax.vmap(jax.vmap(self.readout))(m), axis=-1)[..., :-1]
+        unseen = status[..., :1] * (1.0 - card.sum(axis=-1, keepdims=True))
+        kind = card + unseen * believed  # [T, P, K]
+        features = [kind]
+        if self.tableaux_index is not None:  # whose tableau holds this position's kind
+            features.append(jnp.einsum("tpk,tnk->tpn", kind, x[:, self.tableaux_index]))
+        z = z + jax.nn.relu(jax.vmap(jax.vmap(self.kind_embed))(jnp.concatenate(features, -1)))
+        same = jnp.einsum("tpk,tqk->tpq", kind, kind) * self.off_diagonal  # [T, P, P]
+        for norm, w_self, w_kind, w_pool in zip(self.norms, self.self_layers, self.kind_layers,
+                                                self.pool_layers, strict=True):
+            y = jax.vmap(jax.vmap(norm))(z)
+            mix = (jax.vmap(jax.vmap(w_self))(y)
+                   + jax.vmap(jax.vmap(w_kind))(jnp.einsum("tpq,tqd->tpd", same, y))
+                   + jax.vmap(w_pool)(y.mean(axis=1))[:, None])
+            z = z + jax.nn.relu(mix)
+        logits = jax.vmap(jax.vmap(self.logit))(z)[..., 0]
+        logits = jnp.where(masks, logits, -1e9)
+        values = jax.vmap(self.critic)(jnp.concatenate([z.mean(axis=1), glob], axis=-1))[:, 0]
+        return hs, logits, values
+
+    def step(self, h: Any, obs: jax.Array, start: jax.Array, mask: jax.Array
+             ) -> tuple[Any, jax.Array, jax.Array]:
+        hs, logits, values = self(h, obs[None], start[None], mask[None])
+        return jax.vmap(self.memory.latest_recurrent_state)(hs), logits[0], values[0]
+
+
 def make_view(config: PPOConfig, pool_policy: Any = None) -> mj.SingleAgentEnv:
     """The single-agent view of ``config`` (``pool`` opponents need the network)."""
     if config.opponents == "pool" and pool_policy is None:
@@ -291,6 +409,8 @@ def make_policy(config: PPOConfig, view: mj.SingleAgentEnv | None = None,
     encoder = load(game_spec(game.name).encoder)(game.engine)
     if config.encoder == "set":
         return SetActorCritic(encoder, view.num_actions, config, key=key)
+    if config.encoder == "kinds":
+        return KindSetActorCritic(encoder, view.num_actions, config, key=key)
     return ActorCritic(np.maximum(np.abs(encoder.low), np.abs(encoder.high)).astype(np.float32),
                        view.num_actions, config, key=key)
 

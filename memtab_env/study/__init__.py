@@ -66,6 +66,11 @@ class StudyError(MemTabError, ValueError):
     field."""
 
 
+#: PPO config fields that each cell sets from its track, model and seed
+CELL_FIELDS = ("env_id", "env_options", "opponents", "learner_seat", "memory_model",
+               "memory_kwargs", "total_timesteps", "seed")
+
+
 @dataclass(frozen=True)
 class StudyTrack:
     """A game setup of the study and how it is scored."""
@@ -91,6 +96,9 @@ class StudyTrack:
     benchmark: str = ""
     """``benchmark`` score: the benchmark track whose deals and anchors score it (empty:
     the track's own id)"""
+    ppo: dict[str, Any] = field(default_factory=dict)
+    """:class:`memtab_env.jax.ppo.PPOConfig` fields of this track's runs, over the
+    study's (not those a cell sets: env, options, opponents, seat, model, budget, seed)"""
 
     @property
     def follow_up(self) -> bool:
@@ -212,7 +220,12 @@ def study_from_dict(data: Any, where: str = "study") -> Study:
                            description=str(spec.get("description", "")),
                            models=tuple(_subset(spec, "models", models, at)),
                            memories=tuple(_subset(spec, "memories", memories, at)),
-                           benchmark=str(spec.get("benchmark", "")))
+                           benchmark=str(spec.get("benchmark", "")),
+                           ppo=_require(spec, "ppo", dict, at) if "ppo" in spec else {})
+        per_cell = sorted(set(track.ppo) & set(CELL_FIELDS))
+        if per_cell:
+            raise StudyError(f"{at}: ppo must not set {per_cell} (each cell sets them: "
+                             f"{list(CELL_FIELDS)})")
         if track.score not in SCORES:
             raise StudyError(f"{at}: score must be one of {list(SCORES)}, got {track.score!r}")
         if "memory" in track.options:

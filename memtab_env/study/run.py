@@ -35,7 +35,7 @@ def ppo_config(study: Study, track: StudyTrack, memory: str, model: str, seed: i
     from memtab_env.jax.ppo import PPOConfig
 
     spec = study.models[model]
-    fields = {**study.ppo, "env_id": track.env_id,
+    fields = {**study.ppo, **track.ppo, "env_id": track.env_id,
               "env_options": {**track.options, "memory": memory},
               "opponents": track.opponents, "learner_seat": track.learner_seat,
               "memory_model": spec["memory_model"],
