@@ -10,7 +10,8 @@ handful of lucky games. The same numbers come from the command line, e.g.::
     memtab simulate --agents expert,greedy --games 600 --rotate
 
 The default runs hold one test per claim within the suite's time budget; the ``slow``
-ones repeat the claims under other memory models and player counts.
+ones (deselected by default; ``pytest -m slow`` runs them) repeat the claims on more games,
+under other memory models and player counts.
 """
 
 from __future__ import annotations
