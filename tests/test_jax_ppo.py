@@ -245,6 +245,8 @@ MemTab-v0:
     (["--batch_size", "5"], "batch_size 5"),
     (["--memory_model", "Telepathy"], "memax has no memory model 'Telepathy'"),
     (["--env", "MemoryBoard-v0"], "the JAX backend's games"),
+    (["--policy", "set", "--latch_init", "true"], "latch_init needs encoder 'kinds'"),
+    (["--policy", "kinds", "--algo", "maskable_ppo"], "policy 'kinds' works with algo jax_ppo only"),
 ])
 def test_jax_ppo_config_errors_name_the_field(tmp_path: Path, override, message) -> None:
     from memtab_env.train.config import ConfigError
@@ -339,3 +341,57 @@ def test_set_encoders_are_equivariant_over_positions(encoder: str, env_id: str, 
     # and the logits do depend on the positions' cards (not a constant network)
     assert float(np.ptp(np.asarray(logits)[-1])) > 1e-4
 
+
+
+def test_a_latch_memory_keeps_the_card_its_position_showed() -> None:
+    """``latch_init``: a fresh policy's memory at a position writes when the position
+    shows a card, a pattern of its own for each kind, and keeps it while the card is face
+    down and no longer shown; positions that never showed a card stay empty."""
+    from memtab_env.registry import make_encoder
+
+    layout = make_encoder("memtab", num_players=2).token_layout()
+    p, k, steps = layout["positions"], layout["kinds"], 12
+    policy = ppo.make_policy(_config(encoder="kinds", latch_init=True, recurrent_size=32))
+
+    def states(kind: int) -> np.ndarray:
+        obs = np.zeros((steps, layout["size"]), np.float32)
+        lo, hi = layout["status"]
+        status = np.zeros((steps, p, (hi - lo) // p), np.float32)
+        status[:, :, 0] = 1.0  # face down ...
+        status[0, 0] = [0.0, 1.0, 0.0, 0.0]  # ... but position 0 face up at the first step
+        card = np.zeros((steps, p, k), np.float32)
+        card[0, 0, kind] = 1.0
+        obs[:, slice(*layout["status"])] = status.reshape(steps, -1)
+        obs[:, slice(*layout["card"])] = card.reshape(steps, -1)
+        starts = np.arange(steps) == 0
+        hs, _, _ = policy(policy.initial_state(), jnp.asarray(obs), jnp.asarray(starts),
+                          jnp.ones((steps, p), bool))
+        return np.asarray(hs[0][0])  # [positions, steps, units]
+
+    h3, h5 = states(3), states(5)
+    written, kept = h3[0, 0], h3[0, -1]
+    assert np.linalg.norm(written) > 1.0
+    assert np.linalg.norm(kept - written) < 0.1 * np.linalg.norm(written)  # kept 11 steps
+    assert np.linalg.norm(h5[0, 0] - written) > 0.5 * np.linalg.norm(written)  # kinds differ
+    assert np.abs(h3[1:]).max() == 0.0  # never shown: nothing written
+    # without the latch the same network has no such memory
+    plain = ppo.make_policy(_config(encoder="kinds", recurrent_size=32))
+    hs, _, _ = plain(plain.initial_state(), jnp.zeros((2, layout["size"])), jnp.asarray([True, False]),
+                     jnp.ones((2, p), bool))
+    assert np.abs(np.asarray(hs[0][0])[1:]).max() > 0.0
+    for bad in (dict(encoder="set", latch_init=True), dict(encoder="kinds", memory_model="LSTM",
+                                                           latch_init=True)):
+        with pytest.raises(InvalidOptionError, match="latch_init needs encoder 'kinds' and memory_mod"):
+            _config(**bad).check()
+
+
+def test_train_py_policies_name_the_jax_encoders() -> None:
+    from memtab_env.train.config import config_from_dict
+    from memtab_env.train.jax_run import ppo_config
+
+    for policy, encoder in (("mlp", "flat"), ("set", "set"), ("kinds", "kinds")):
+        cfg = config_from_dict({"env_id": "MemTab-v0", "algo": "jax_ppo", "policy": policy,
+                                "opponents": {"random": 1.0}, "latch_init": policy == "kinds"})
+        cfg.validate()
+        config = ppo_config(cfg)
+        assert (config.encoder, config.latch_init) == (encoder, policy == "kinds")

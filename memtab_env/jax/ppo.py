@@ -74,6 +74,10 @@ class PPOConfig:
     memory over the whole observation"""
     set_layers: int = 2
     """set layers (``encoder: set``)"""
+    latch_init: bool = False
+    """``encoder: kinds`` with a ``GRU`` memory: start each position's memory as a latch
+    (:func:`latch_gru`): it writes when its position shows a card and keeps what it
+    wrote otherwise; every weight stays trainable"""
     memory_model: str = "GRU"
     """memax model name (``MLP`` = no memory)"""
     memory_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -124,6 +128,12 @@ class PPOConfig:
                 or self.num_devices < 0:
             raise InvalidOptionError(f"num_devices must be 0 (every device) or a positive integer, "
                                      f"got {self.num_devices!r}")
+        if not isinstance(self.latch_init, bool):
+            raise InvalidOptionError(f"latch_init must be true or false, got {self.latch_init!r}")
+        if self.latch_init and (self.encoder != "kinds" or self.memory_model != "GRU"):
+            raise InvalidOptionError(
+                f"latch_init needs encoder 'kinds' and memory_model 'GRU', got encoder "
+                f"{self.encoder!r} and memory_model {self.memory_model!r}")
         if self.num_envs % self.num_minibatches:
             raise InvalidOptionError(
                 f"num_envs ({self.num_envs}) must be a multiple of num_minibatches "
@@ -273,20 +283,55 @@ class SetActorCritic(eqx.Module):
         return jax.vmap(self.memory.latest_recurrent_state)(hs), logits[0], values[0]
 
 
+def latch_gru(memory: Any, card: Sequence[int], gain: float = 12.0, *, key: jax.Array) -> Any:
+    """memax's residual ``GRU`` model ``memory`` (input ``x``) reset to start as a latch
+    over the inputs ``card``: its input map copies ``x`` into the first recurrent units,
+    the first layer's update gate opens only when a ``card`` input is on (weight ``gain``,
+    bias ``-gain / 2``, no recurrent term: it keeps ``1 - sigmoid(-gain / 2)`` of its state
+    per step otherwise) and its candidate is a random pattern of the card shown (unit
+    normal weights, no recurrent term), so each kind writes its own. The same idea as the
+    torch slot memory's latch (``agents.recurrent_policy.SlotLstm``)."""
+    from memax.equinox.set_actions.gru import GRUMagma
+
+    cell = memory.layers[0].algebra.algebra
+    if not isinstance(cell, GRUMagma):
+        raise InvalidOptionError(f"latch_gru needs a GRU memory, got {type(cell).__name__}")
+    size, width = memory.map_in.out_features, memory.map_in.in_features
+    if width > size:
+        raise InvalidOptionError(f"a latch copies its {width} inputs into the recurrent units: "
+                                 f"recurrent_size must be >= {width}, got {size}")
+    on = jnp.zeros(size, jnp.float32).at[jnp.asarray(list(card))].set(1.0)  # the card inputs
+    w_z = jnp.broadcast_to(gain * on, (size, size))
+    w_h = jax.random.normal(key, (size, size), jnp.float32) * on  # jnp: the key may be traced
+    zeros = jnp.zeros((size, size), jnp.float32)
+    return eqx.tree_at(
+        lambda m: (m.map_in.weight, m.map_in.bias, m.layers[0].algebra.algebra.W_z.weight,
+                   m.layers[0].algebra.algebra.W_z.bias, m.layers[0].algebra.algebra.U_z.weight,
+                   m.layers[0].algebra.algebra.W_h.weight, m.layers[0].algebra.algebra.W_h.bias,
+                   m.layers[0].algebra.algebra.U_h.weight),
+        memory,
+        (jnp.eye(size, width, dtype=jnp.float32), jnp.zeros(size, jnp.float32), w_z,
+         jnp.full(size, -gain / 2, jnp.float32), zeros, w_h,
+         jnp.zeros(size, jnp.float32), zeros))
+
+
 class KindSetActorCritic(eqx.Module):
     """``encoder: kinds``: the set network with the card kinds made explicit, the JAX
     counterpart of the torch ``agents.set_policy.MemTabSetNet`` with its slot memory.
 
-    Each position's token (status one-hot, card one-hot, the global fields broadcast)
-    is embedded and runs through its own memax memory, as in :class:`SetActorCritic`. A
-    readout of the memory gives the kind the position is believed to hold (one more
-    class: "not known"), used in place of the card where the position is face down and
-    the observation shows no card. From these kinds come the relations pair finding needs
-    and a plain set layer can only approximate: messages between the positions of one
-    kind (``same = kind @ kind.T``, diagonal zeroed) and, where the game has tableaux,
-    which seat's tableau holds the position's kind. Then ``set_layers`` residual layers
-    ``h += relu(W_self x + W_kind same @ x + W_pool mean_q x_q)`` with ``x`` the
-    layer-normalised ``h``; one logit per position, the value from the pooled tokens and
+    Each position's token (status one-hot, card one-hot, the global fields broadcast) is
+    embedded; each position has a memax memory of its own (shared weights), which reads
+    only that position's status and card (the global fields change at every flip and would
+    drive every memory at every step), optionally started as a latch (``latch_init``,
+    :func:`latch_gru`). A readout of the memory gives the kind the position is believed to
+    hold (one more class: "not known"), used in place of the card where the position is
+    face down and the observation shows no card. From these kinds come the relations pair
+    finding needs and a plain set layer can only approximate: messages between the
+    positions of one kind (``same = kind @ kind.T``, diagonal zeroed) and, where the game
+    has tableaux, which seat's tableau holds the position's kind. Then ``set_layers``
+    residual layers ``h += relu(W_self x + W_kind same @ x + W_pool mean_q x_q)`` with
+    ``x`` the layer-normalised ``h``; one logit per position, the value from the pooled
+    tokens and
     the global fields."""
 
     scale: jax.Array
@@ -327,15 +372,18 @@ class KindSetActorCritic(eqx.Module):
             self.tableaux_index = jnp.asarray(np.arange(*layout["tableaux"]).reshape(seats, kinds))
         self.off_diagonal = jnp.asarray(1.0 - np.eye(positions, dtype=np.float32))
         size, layers = config.recurrent_size, config.set_layers
-        keys = list(jax.random.split(key, 6 + 3 * layers))
+        keys = list(jax.random.split(key, 7 + 3 * layers))
         self.embed = eqx.nn.Linear(status.shape[1] + kinds + self.global_index.size, size, key=keys[0])
         kwargs = {config.memory_model: dict(config.memory_kwargs)} if config.memory_kwargs else {}
         try:
             self.memory = get_residual_memory_model(
-                model_name=config.memory_model, input=size, hidden=size, output=size,
-                num_layers=config.num_layers, layer_kwargs=kwargs, key=keys[1])
+                model_name=config.memory_model, input=status.shape[1] + kinds, hidden=size,
+                output=size, num_layers=config.num_layers, layer_kwargs=kwargs, key=keys[1])
         except KeyError:
             raise InvalidOptionError(f"memax has no memory model {config.memory_model!r}") from None
+        if config.latch_init:
+            self.memory = latch_gru(self.memory, range(status.shape[1], status.shape[1] + kinds),
+                                    key=keys[-1])
         self.readout = eqx.nn.Linear(size, kinds + 1, key=keys[2])
         self.kind_embed = eqx.nn.Linear(kinds + seats, size, key=keys[3])
         self.norms = [eqx.nn.LayerNorm(size) for _ in range(layers)]
@@ -343,7 +391,7 @@ class KindSetActorCritic(eqx.Module):
         self.kind_layers = [eqx.nn.Linear(size, size, use_bias=False, key=k)
                             for k in keys[6 + layers:6 + 2 * layers]]
         self.pool_layers = [eqx.nn.Linear(size, size, use_bias=False, key=k)
-                            for k in keys[6 + 2 * layers:]]
+                            for k in keys[6 + 2 * layers:6 + 3 * layers]]
         self.logit = eqx.nn.Linear(size, 1, key=keys[4])
         self.critic = eqx.nn.MLP(size + self.global_index.size, 1, size, 1, key=keys[5])
 
@@ -359,7 +407,10 @@ class KindSetActorCritic(eqx.Module):
         per_token = jnp.broadcast_to(glob[:, None], card.shape[:2] + glob.shape[1:])
         z = jax.nn.relu(jax.vmap(jax.vmap(self.embed))(
             jnp.concatenate([status, card, per_token], axis=-1)))  # [T, P, D]
-        hs, m = jax.vmap(self.memory, in_axes=(0, (1, None)), out_axes=(0, 1))(h, (z, starts))
+        # a position's memory reads only its own fields: the global ones change at every
+        # flip and would drive every memory at every step
+        own = jnp.concatenate([status, card], -1)
+        hs, m = jax.vmap(self.memory, in_axes=(0, (1, None)), out_axes=(0, 1))(h, (own, starts))
         z = z + m
         believed = jax.nn.softmax(jax.vmap(jax.vmap(self.readout))(m), axis=-1)[..., :-1]
         unseen = status[..., :1] * (1.0 - card.sum(axis=-1, keepdims=True))

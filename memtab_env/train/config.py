@@ -29,7 +29,7 @@ import yaml
 from memtab_env.errors import MemTabError
 
 ALGOS = ("maskable_ppo", "ppo", "recurrent_ppo", "dqn", "jax_ppo")
-POLICIES = ("mlp", "set")
+POLICIES = ("mlp", "set", "kinds")
 VEC_ENVS = ("dummy", "subproc", "batched")
 ACTIVATIONS = ("tanh", "relu")
 LR_SCHEDULES = ("constant", "linear")
@@ -122,7 +122,8 @@ class Config:
     policy: str = "mlp"
     """Network: mlp (SB3's MLP on the flat observation) or set (the position-equivariant
     network of agents/set_policy.py; maskable_ppo and ppo; with recurrent_ppo it is the
-    features extractor in front of the LSTM, agents.set_policy.SetFeatures)."""
+    features extractor in front of the LSTM, agents.set_policy.SetFeatures); with jax_ppo
+    mlp, set or kinds are the JAX PPO's encoders flat, set and kinds."""
     device: str = "cpu"
     """PyTorch device."""
     torch_threads: int = 1
@@ -182,6 +183,9 @@ class Config:
     """jax_ppo: options of the memax layer, e.g. {window_size: 4} for Stack."""
     recurrent_size: int = 32
     """jax_ppo: width of the memory model."""
+    latch_init: bool = False
+    """jax_ppo with policy kinds and memory_model GRU: start each position's memory as a
+    latch (memtab_env.jax.ppo.latch_gru)."""
     jax_devices: int = 1
     """jax_ppo: JAX devices the games are sharded over (0: every device)."""
     slot_memory: int = 0
@@ -297,6 +301,8 @@ class Config:
             from memtab_env.train.jax_run import ppo_config
 
             ppo_config(self)  # the JAX PPO's own checks, named by field
+        if self.policy == "kinds" and self.algo != "jax_ppo":
+            raise ConfigError(f"policy 'kinds' works with algo jax_ppo only, got {self.algo!r}")
         if self.policy == "set" and self.algo == "dqn":
             raise ConfigError("policy 'set' works with algo maskable_ppo, ppo or recurrent_ppo")
         try:
