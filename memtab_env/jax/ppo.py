@@ -331,8 +331,7 @@ class KindSetActorCritic(eqx.Module):
     has tableaux, which seat's tableau holds the position's kind. Then ``set_layers``
     residual layers ``h += relu(W_self x + W_kind same @ x + W_pool mean_q x_q)`` with
     ``x`` the layer-normalised ``h``; one logit per position, the value from the pooled
-    tokens and
-    the global fields."""
+    tokens and the global fields."""
 
     scale: jax.Array
     status_index: jax.Array
