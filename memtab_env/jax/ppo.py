@@ -160,6 +160,41 @@ class PPOConfig:
 
 
 # -- the policy -------------------------------------------------------------------------
+def _memax_model(config: PPOConfig, input_size: int, key: jax.Array) -> Any:
+    """The memax residual memory model ``config`` names, reading ``input_size`` values."""
+    from memax.equinox.train_utils import get_residual_memory_model
+
+    kwargs = {config.memory_model: dict(config.memory_kwargs)} if config.memory_kwargs else {}
+    size = config.recurrent_size
+    try:
+        return get_residual_memory_model(
+            model_name=config.memory_model, input=input_size, hidden=size, output=size,
+            num_layers=config.num_layers, layer_kwargs=kwargs, key=key)
+    except KeyError:
+        raise InvalidOptionError(f"memax has no memory model {config.memory_model!r}") from None
+
+
+def _carry_per_position(memory: Any, positions: int) -> Any:
+    """The initial recurrent state of one memory per position (shared weights)."""
+    return jax.vmap(lambda _: memory.initialize_carry())(jnp.arange(positions))
+
+
+def _set_heads(policy: Any, z: jax.Array, glob: jax.Array, masks: jax.Array
+               ) -> tuple[jax.Array, jax.Array]:
+    """Masked logits (one per token, ``policy.logit``) and values (``policy.critic`` on the
+    pooled tokens and the global fields) of token embeddings ``z`` [T, P, D]."""
+    logits = jnp.where(masks, jax.vmap(jax.vmap(policy.logit))(z)[..., 0], -1e9)
+    values = jax.vmap(policy.critic)(jnp.concatenate([z.mean(axis=1), glob], axis=-1))[:, 0]
+    return logits, values
+
+
+def _step_per_position(policy: Any, h: Any, obs: jax.Array, start: jax.Array, mask: jax.Array
+                       ) -> tuple[Any, jax.Array, jax.Array]:
+    """One step of a network with one memory per position: the latest states, logits, value."""
+    hs, logits, values = policy(h, obs[None], start[None], mask[None])
+    return jax.vmap(policy.memory.latest_recurrent_state)(hs), logits[0], values[0]
+
+
 class ActorCritic(eqx.Module):
     """Observation scaling, a memax memory model, and linear actor and critic heads."""
 
@@ -170,18 +205,10 @@ class ActorCritic(eqx.Module):
 
     def __init__(self, obs_high: np.ndarray, num_actions: int, config: PPOConfig, *,
                  key: jax.Array) -> None:
-        from memax.equinox.train_utils import get_residual_memory_model
-
         mem_key, actor_key, critic_key = jax.random.split(key, 3)
         size = config.recurrent_size
         self.scale = jnp.asarray(1.0 / np.maximum(np.abs(obs_high), 1), jnp.float32)
-        kwargs = {config.memory_model: dict(config.memory_kwargs)} if config.memory_kwargs else {}
-        try:
-            self.memory = get_residual_memory_model(
-                model_name=config.memory_model, input=obs_high.size, hidden=size, output=size,
-                num_layers=config.num_layers, layer_kwargs=kwargs, key=mem_key)
-        except KeyError:
-            raise InvalidOptionError(f"memax has no memory model {config.memory_model!r}") from None
+        self.memory = _memax_model(config, obs_high.size, mem_key)
         self.actor = eqx.nn.Linear(size, num_actions, key=actor_key)
         self.critic = eqx.nn.Linear(size, 1, key=critic_key)
 
@@ -224,8 +251,6 @@ class SetActorCritic(eqx.Module):
     critic: eqx.nn.MLP
 
     def __init__(self, encoder: Any, num_actions: int, config: PPOConfig, *, key: jax.Array) -> None:
-        from memax.equinox.train_utils import get_residual_memory_model
-
         high = np.maximum(np.abs(encoder.low), np.abs(encoder.high)).astype(np.float32)
         self.scale = jnp.asarray(1.0 / np.maximum(high, 1), jnp.float32)
         positions = encoder.fields[0].shape[0]
@@ -241,13 +266,7 @@ class SetActorCritic(eqx.Module):
         size = config.recurrent_size
         keys = jax.random.split(key, 5 + 2 * config.set_layers)
         self.embed = eqx.nn.Linear(token_index.shape[1] + self.global_index.size, size, key=keys[0])
-        kwargs = {config.memory_model: dict(config.memory_kwargs)} if config.memory_kwargs else {}
-        try:
-            self.memory = get_residual_memory_model(
-                model_name=config.memory_model, input=size, hidden=size, output=size,
-                num_layers=config.num_layers, layer_kwargs=kwargs, key=keys[1])
-        except KeyError:
-            raise InvalidOptionError(f"memax has no memory model {config.memory_model!r}") from None
+        self.memory = _memax_model(config, size, keys[1])
         self.self_layers = [eqx.nn.Linear(size, size, key=k) for k in keys[5:5 + config.set_layers]]
         self.pool_layers = [eqx.nn.Linear(size, size, use_bias=False, key=k)
                             for k in keys[5 + config.set_layers:]]
@@ -255,8 +274,7 @@ class SetActorCritic(eqx.Module):
         self.critic = eqx.nn.MLP(size + self.global_index.size, 1, size, 1, key=keys[3])
 
     def initial_state(self) -> Any:
-        positions = self.token_index.shape[0]
-        return jax.vmap(lambda _: self.memory.initialize_carry())(jnp.arange(positions))
+        return _carry_per_position(self.memory, self.token_index.shape[0])
 
     def __call__(self, h: Any, obs: jax.Array, starts: jax.Array, masks: jax.Array
                  ) -> tuple[Any, jax.Array, jax.Array]:
@@ -272,15 +290,11 @@ class SetActorCritic(eqx.Module):
         for w_self, w_pool in zip(self.self_layers, self.pool_layers, strict=True):
             pooled = jax.vmap(w_pool)(z.sum(axis=1) / z.shape[1])  # [T, D]
             z = z + jax.nn.relu(jax.vmap(jax.vmap(w_self))(z) + pooled[:, None])
-        logits = jax.vmap(jax.vmap(self.logit))(z)[..., 0]
-        logits = jnp.where(masks, logits, -1e9)
-        values = jax.vmap(self.critic)(jnp.concatenate([z.mean(axis=1), glob], axis=-1))[:, 0]
-        return hs, logits, values
+        return (hs, *_set_heads(self, z, glob, masks))
 
     def step(self, h: Any, obs: jax.Array, start: jax.Array, mask: jax.Array
              ) -> tuple[Any, jax.Array, jax.Array]:
-        hs, logits, values = self(h, obs[None], start[None], mask[None])
-        return jax.vmap(self.memory.latest_recurrent_state)(hs), logits[0], values[0]
+        return _step_per_position(self, h, obs, start, mask)
 
 
 def latch_gru(memory: Any, card: Sequence[int], gain: float = 12.0, *, key: jax.Array) -> Any:
@@ -351,8 +365,6 @@ class KindSetActorCritic(eqx.Module):
     critic: eqx.nn.MLP
 
     def __init__(self, encoder: Any, num_actions: int, config: PPOConfig, *, key: jax.Array) -> None:
-        from memax.equinox.train_utils import get_residual_memory_model
-
         layout = encoder.token_layout()
         positions, kinds = layout["positions"], layout["kinds"]
         if num_actions != positions:
@@ -373,13 +385,7 @@ class KindSetActorCritic(eqx.Module):
         size, layers = config.recurrent_size, config.set_layers
         keys = list(jax.random.split(key, 7 + 3 * layers))
         self.embed = eqx.nn.Linear(status.shape[1] + kinds + self.global_index.size, size, key=keys[0])
-        kwargs = {config.memory_model: dict(config.memory_kwargs)} if config.memory_kwargs else {}
-        try:
-            self.memory = get_residual_memory_model(
-                model_name=config.memory_model, input=status.shape[1] + kinds, hidden=size,
-                output=size, num_layers=config.num_layers, layer_kwargs=kwargs, key=keys[1])
-        except KeyError:
-            raise InvalidOptionError(f"memax has no memory model {config.memory_model!r}") from None
+        self.memory = _memax_model(config, status.shape[1] + kinds, keys[1])
         if config.latch_init:
             self.memory = latch_gru(self.memory, range(status.shape[1], status.shape[1] + kinds),
                                     key=keys[-1])
@@ -395,8 +401,7 @@ class KindSetActorCritic(eqx.Module):
         self.critic = eqx.nn.MLP(size + self.global_index.size, 1, size, 1, key=keys[5])
 
     def initial_state(self) -> Any:
-        positions = self.card_index.shape[0]
-        return jax.vmap(lambda _: self.memory.initialize_carry())(jnp.arange(positions))
+        return _carry_per_position(self.memory, self.card_index.shape[0])
 
     def __call__(self, h: Any, obs: jax.Array, starts: jax.Array, masks: jax.Array
                  ) -> tuple[Any, jax.Array, jax.Array]:
@@ -426,15 +431,11 @@ class KindSetActorCritic(eqx.Module):
                    + jax.vmap(jax.vmap(w_kind))(jnp.einsum("tpq,tqd->tpd", same, y))
                    + jax.vmap(w_pool)(y.mean(axis=1))[:, None])
             z = z + jax.nn.relu(mix)
-        logits = jax.vmap(jax.vmap(self.logit))(z)[..., 0]
-        logits = jnp.where(masks, logits, -1e9)
-        values = jax.vmap(self.critic)(jnp.concatenate([z.mean(axis=1), glob], axis=-1))[:, 0]
-        return hs, logits, values
+        return (hs, *_set_heads(self, z, glob, masks))
 
     def step(self, h: Any, obs: jax.Array, start: jax.Array, mask: jax.Array
              ) -> tuple[Any, jax.Array, jax.Array]:
-        hs, logits, values = self(h, obs[None], start[None], mask[None])
-        return jax.vmap(self.memory.latest_recurrent_state)(hs), logits[0], values[0]
+        return _step_per_position(self, h, obs, start, mask)
 
 
 def make_view(config: PPOConfig, pool_policy: Any = None) -> mj.SingleAgentEnv:
