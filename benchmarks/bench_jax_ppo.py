@@ -10,6 +10,10 @@ drawn each episode, on the same CPU cores, with comparable recurrent policies:
   policy (``configs/recurrent_none.yaml``: one small LSTM per position, shared weights,
   then the set network; the batched numba vector env) against the JAX PPO's set encoder
   with a memax memory per position (``recurrent_size`` 16, as the LSTM's slot memory);
+- *kinds*: the same RecurrentPPO against the JAX PPO's ``kinds`` network (its set
+  layers pass messages between positions of one kind, as the torch set network does)
+  with a latch-initialised GRU per position (``latch_init``; other models: no latch;
+  ``recurrent_size`` 32, as the latch copies the position's 18 fields into its units);
 - *flat*: RecurrentPPO's ``MlpLstmPolicy`` (an LSTM of ``--hidden`` units over the whole
   observation, ``DummyVecEnv``) against the JAX PPO's ``flat`` encoder of the same width.
 
@@ -29,7 +33,7 @@ def sb3_rate(kind: str, timesteps: int, num_envs: int, hidden: int) -> float:
     import torch
 
     torch.set_num_threads(1)  # small networks: threads only contend (as train.py)
-    if kind == "position":
+    if kind in ("position", "kinds"):
         from memtab_env.train.config import config_from_dict, load_yaml
         from memtab_env.train.model import make_model
         from memtab_env.train.vec import make_vec_env
@@ -62,8 +66,9 @@ def jax_rate(kind: str, model: str, timesteps: int, num_envs: int, hidden: int) 
     from memtab_env.jax.ppo import PPOConfig, Trainer
 
     config = PPOConfig(memory_model=model, num_envs=num_envs, num_steps=64,
-                       encoder="set" if kind == "position" else "flat",
-                       recurrent_size=16 if kind == "position" else hidden,
+                       encoder={"position": "set"}.get(kind, kind),
+                       latch_init=kind == "kinds" and model == "GRU",
+                       recurrent_size={"position": 16, "kinds": 32}.get(kind, hidden),
                        total_timesteps=timesteps + num_envs * 64, learner_seat="random",
                        env_options={"num_players": 2, "memory": "none"})
     trainer = Trainer(config)
@@ -75,7 +80,8 @@ def jax_rate(kind: str, model: str, timesteps: int, num_envs: int, hidden: int) 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kinds", nargs="+", default=["position", "flat"], choices=["position", "flat"])
+    parser.add_argument("--kinds", nargs="+", default=["position", "flat"],
+                        choices=["position", "kinds", "flat"])
     parser.add_argument("--models", nargs="+", default=["LSTM", "GRU", "MLP"])
     parser.add_argument("--timesteps", type=int, default=100_000)
     parser.add_argument("--sb3-timesteps", type=int, default=4096)
