@@ -79,7 +79,6 @@ def too_many_redeals(learner_seat: int) -> str:
     )
 
 
-
 def opponents_per_seat(opponents: Any, count: int, single: bool, expected: str) -> list[Any]:
     """The opponent of each of the ``count`` other seats, in seat order after the learner:
     ``opponents`` itself for every seat when it is ``single``, else its items (one per
@@ -94,6 +93,7 @@ def opponents_per_seat(opponents: Any, count: int, single: bool, expected: str) 
             )
         return specs
     raise InvalidOptionError(f"opponents must be {expected}; got {opponents!r}")
+
 
 class SingleAgentEnv(gym.Env):
     """Single-agent view of a memory game.

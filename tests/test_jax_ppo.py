@@ -395,3 +395,20 @@ def test_train_py_policies_name_the_jax_encoders() -> None:
         cfg.validate()
         config = ppo_config(cfg)
         assert (config.encoder, config.latch_init) == (encoder, policy == "kinds")
+
+
+def test_training_keeps_the_set_networks_constants_constant() -> None:
+    """Training moves weights only: the observation scale and the kinds network's
+    off-diagonal mask (which keeps it equivariant over positions) stay as built."""
+    for encoder in ("set", "kinds"):
+        trainer = ppo.Trainer(_config(encoder=encoder))
+        before = trainer.policies()[0]
+        trainer.update()
+        after = trainer.policies()[0]
+        np.testing.assert_array_equal(np.asarray(after.scale), np.asarray(before.scale))
+        if encoder == "kinds":
+            p = after.off_diagonal.shape[0]
+            np.testing.assert_array_equal(np.asarray(after.off_diagonal), 1.0 - np.eye(p))
+        moved = [float(jnp.abs(x - y).max()) for x, y in
+                 zip(_arrays(after), _arrays(before), strict=True)]
+        assert max(moved) > 0.0  # the update did move the weights

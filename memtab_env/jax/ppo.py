@@ -411,9 +411,7 @@ class KindSetActorCritic(eqx.Module):
         per_token = jnp.broadcast_to(glob[:, None], card.shape[:2] + glob.shape[1:])
         z = jax.nn.relu(jax.vmap(jax.vmap(self.embed))(
             jnp.concatenate([status, card, per_token], axis=-1)))  # [T, P, D]
-        # a position's memory reads only its own fields: the global ones change at every
-        # flip and would drive every memory at every step
-        own = jnp.concatenate([status, card], -1)
+        own = jnp.concatenate([status, card], -1)  # a memory reads only its own position
         hs, m = jax.vmap(self.memory, in_axes=(0, (1, None)), out_axes=(0, 1))(h, (own, starts))
         z = z + m
         believed = jax.nn.softmax(jax.vmap(jax.vmap(self.readout))(m), axis=-1)[..., :-1]
@@ -423,12 +421,17 @@ class KindSetActorCritic(eqx.Module):
         if self.tableaux_index is not None:  # whose tableau holds this position's kind
             features.append(jnp.einsum("tpk,tnk->tpn", kind, x[:, self.tableaux_index]))
         z = z + jax.nn.relu(jax.vmap(jax.vmap(self.kind_embed))(jnp.concatenate(features, -1)))
-        same = jnp.einsum("tpk,tqk->tpq", kind, kind) * self.off_diagonal  # [T, P, P]
+        # messages from the other positions of one kind: every position's, its own taken
+        # off after the sum, so that positions alike get bit-identical messages (exact ties,
+        # the same flip in a batch and alone); the mask is a constant, not a weight
+        pair = jnp.einsum("tpk,tqk->tpq", kind, kind)  # [T, P, P]
+        same = pair * (jax.lax.stop_gradient(self.off_diagonal) + jnp.eye(pair.shape[-1]))
+        own_kind = jnp.einsum("tpk,tpk->tp", kind, kind)[..., None]  # [T, P, 1]
         for norm, w_self, w_kind, w_pool in zip(self.norms, self.self_layers, self.kind_layers,
                                                 self.pool_layers, strict=True):
             y = jax.vmap(jax.vmap(norm))(z)
             mix = (jax.vmap(jax.vmap(w_self))(y)
-                   + jax.vmap(jax.vmap(w_kind))(jnp.einsum("tpq,tqd->tpd", same, y))
+                   + jax.vmap(jax.vmap(w_kind))(jnp.einsum("tpq,tqd->tpd", same, y) - own_kind * y)
                    + jax.vmap(w_pool)(y.mean(axis=1))[:, None])
             z = z + jax.nn.relu(mix)
         return (hs, *_set_heads(self, z, glob, masks))
