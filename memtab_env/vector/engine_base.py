@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from memtab_env.errors import InvalidOptionError, MemTabError
+from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
 from memtab_env.vector.batch_kernels import R_GAME_SEED, R_GAMES
 
 #: batches at least this large run on every core by default (``parallel=None``)
@@ -54,6 +54,18 @@ def seed_array(seed: int | Sequence[int] | np.ndarray | None, count: int) -> np.
     if any(not 0 <= x < _SEED_LIMIT for x in items):
         raise InvalidOptionError("every seed must be an integer in [0, 2**64)")
     return np.array(items, dtype=np.uint64)
+
+
+def take_actions(actions: Sequence[int] | np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Check that ``actions`` is one integer per game and copy it into ``out`` (the
+    engine's int64 buffer); returns the array as given, for error messages."""
+    a = np.asarray(actions)
+    if a.shape != out.shape or a.dtype.kind not in "iu":
+        raise IllegalActionError(
+            f"actions must be an integer array of shape ({out.shape[0]},), got {a.dtype} {a.shape}"
+        )
+    np.copyto(out, a, casting="unsafe")
+    return a
 
 
 def available_cores() -> int:
@@ -163,6 +175,7 @@ class BatchedGames:
     _observers: np.ndarray
     _obs: np.ndarray | None
     _has_reset: bool
+    _all: np.ndarray
 
     @property
     def game_seed(self) -> np.ndarray:
@@ -188,6 +201,32 @@ class BatchedGames:
     def _check_reset(self) -> None:
         if not self._has_reset:
             raise MemTabError("call reset() before using the batched engine")
+
+    def _reset_slots(
+        self,
+        seed: int | Sequence[int] | np.ndarray | None,
+        indices: Sequence[int] | np.ndarray | None,
+        layouts: Sequence[Any] | np.ndarray | None,
+        parse_layout: Callable[[Any], np.ndarray],
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The checked arguments of ``reset``: the slots, one seed per slot, and the deals
+        ``parse_layout`` (the game's own parser) read, one per slot, or None."""
+        if indices is None:
+            idx = self._all
+        else:
+            if not self._has_reset:
+                raise MemTabError("the first reset() resets every game: call it without indices")
+            idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+            if idx.size and (idx.min() < 0 or idx.max() >= self.num_envs):
+                raise InvalidOptionError(f"indices must be in [0, {self.num_envs - 1}]")
+        seeds = seed_array(seed, idx.size)
+        parsed = None
+        if layouts is not None:
+            rows = list(layouts)
+            if len(rows) != idx.size:
+                raise InvalidOptionError(f"expected {idx.size} layouts (one per reset game)")
+            parsed = np.stack([parse_layout(row) for row in rows]) if rows else None
+        return idx, seeds, parsed
 
     def _observer_array(self, observer: int | Sequence[int] | np.ndarray | None) -> np.ndarray:
         if observer is None:

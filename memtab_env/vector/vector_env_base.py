@@ -21,7 +21,7 @@ from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabErro
 from memtab_env.gym_env import ILLEGAL_MODES, MAX_REDEALS, opponents_per_seat, too_many_redeals
 from memtab_env.registry import game_spec
 from memtab_env.vector.batch_kernels import OPPONENT_CODES, view_width
-from memtab_env.vector.engine_base import seed_array
+from memtab_env.vector.engine_base import seed_array, take_actions
 
 
 def _opponent_codes(opponents: Any, count: int, env_id: str, allowed: tuple[str, ...]) -> np.ndarray:
@@ -230,14 +230,8 @@ class BatchedVectorView(VectorEnv):
         if not self._has_reset:
             raise MemTabError("call reset() before step()")
         eng = self.engine
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be an integer array of shape ({self.num_envs},), "
-                f"got {a.dtype} {a.shape}"
-            )
         acts = self._actions
-        np.copyto(acts, a, casting="unsafe")
+        a = take_actions(actions, acts)
         if self.illegal_action == "raise":
             bad = self._first_illegal(acts)
             if bad >= 0:

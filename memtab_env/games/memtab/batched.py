@@ -35,14 +35,19 @@ from typing import Any
 
 import numpy as np
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError
+from memtab_env.errors import IllegalActionError, InvalidOptionError
 from memtab_env.games.memtab import batched_kernels as kn
 from memtab_env.games.memtab.observation import MemTabEncoder
 from memtab_env.games.memtab.rules import NUM_POSITIONS, MemTab, MemTabState, parse_layout
 from memtab_env.memory import parse_memory
 from memtab_env.rewards import check_reward_scheme
 from memtab_env.vector.batch_kernels import REWARD_CODES, rng_width
-from memtab_env.vector.engine_base import BatchedGames, KernelRunner, resolve_threads, seed_array
+from memtab_env.vector.engine_base import (
+    BatchedGames,
+    KernelRunner,
+    resolve_threads,
+    take_actions,
+)
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_WINDOW, MEMORY_CODES
 
 
@@ -196,21 +201,7 @@ class BatchedMemTab(BatchedGames):
                 in ``MemTab.from_layout``), replacing the seeded deal; the game seed still
                 seeds memory and auxiliary streams (as the AEC env's ``layout`` option).
         """
-        if indices is None:
-            idx = self._all
-        else:
-            if not self._has_reset:
-                raise MemTabError("the first reset() resets every game: call it without indices")
-            idx = np.asarray(indices, dtype=np.int64).reshape(-1)
-            if idx.size and (idx.min() < 0 or idx.max() >= self.num_envs):
-                raise InvalidOptionError(f"indices must be in [0, {self.num_envs - 1}]")
-        seeds = seed_array(seed, idx.size)
-        parsed = None
-        if layouts is not None:
-            rows = list(layouts)
-            if len(rows) != idx.size:
-                raise InvalidOptionError(f"expected {idx.size} layouts (one per reset game)")
-            parsed = np.stack([parse_layout(row) for row in rows]) if rows else None
+        idx, seeds, parsed = self._reset_slots(seed, indices, layouts, parse_layout)
         self.run(
             kn.reset_range, idx.size, self.state, self.rng, idx, seeds, self.num_players,
             self.first_player, self._p_forget,
@@ -233,13 +224,7 @@ class BatchedMemTab(BatchedGames):
         """
         self._check_reset()
         acts = self._actions
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be an integer array of shape ({self.num_envs},), "
-                f"got {a.dtype} {a.shape}"
-            )
-        acts[:] = a
+        a = take_actions(actions, acts)
         bad = (kn.first_illegal if self.autoreset else kn.first_illegal_live)(self.state, acts)
         if bad >= 0:
             legal = np.flatnonzero(self.status[bad] == 0).tolist() if not self.over[bad] else []
