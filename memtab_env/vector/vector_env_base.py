@@ -48,9 +48,10 @@ class BatchedVectorView(VectorEnv):
     option checks, spaces, buffers, the Gymnasium ``reset``/``step`` around the game's
     compiled kernels, infos, same-step auto-reset and ``final_info``.
 
-    A subclass names its game, engine and kernels module (with ``venv_reset_range``,
-    ``venv_step_range`` and ``SEAT``) and gives the kernels' arguments
-    (:meth:`_reset_args`, :meth:`_step_args`); see the subclasses for the options.
+    A subclass names its game, engine and kernels module (whose ``single_agent`` is the
+    loop of :mod:`memtab_env.vector.single_agent_kernels` compiled over the game's row
+    kernels, and ``SEAT`` the learner's column) and gives the row kernels' state and
+    constants (:meth:`_row_args`); see the subclasses for the options.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -189,14 +190,16 @@ class BatchedVectorView(VectorEnv):
     def _check_learner_gets_a_turn(self) -> None:
         """Refuse options under which the learner never plays (none by default)."""
 
-    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
-        raise NotImplementedError
-
-    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
+    def _row_args(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
+        """``(S, G)`` of the game's row kernels: its state matrices and its constants."""
         raise NotImplementedError
 
     def _first_illegal(self, acts: np.ndarray) -> int:
-        raise NotImplementedError
+        """Index of the first game whose action is not in the learner's mask, or -1."""
+        ok = (acts >= 0) & (acts < self.num_positions)
+        ok[ok] = self._masks[np.flatnonzero(ok), acts[ok]] != 0
+        bad = np.flatnonzero(~ok)
+        return int(bad[0]) if bad.size else -1
 
     def _final_extra(self) -> dict[str, np.ndarray]:
         """Game-specific ``final_info`` entries."""
@@ -214,8 +217,12 @@ class BatchedVectorView(VectorEnv):
         if options:
             raise InvalidOptionError(f"the vector env takes no reset options, got {sorted(options)}")
         eng = self.engine
-        eng.run(self.kernels.venv_reset_range, self.num_envs,
-                *self._reset_args(seed_array(seed, self.num_envs)))
+        states, constants = self._row_args()
+        eng.run(
+            self.kernels.single_agent.venv_reset_range, self.num_envs, states, eng.rng,
+            self._view_rng, seed_array(seed, self.num_envs), self._steps, self._obs, self._masks,
+            self._redeals, self._seat_mode, self._opponents, MAX_REDEALS, constants, eng._p_forget,
+        )  # fmt: skip
         self._check_redeals()
         eng._has_reset = True
         eng._masks_fresh = False
@@ -242,7 +249,15 @@ class BatchedVectorView(VectorEnv):
                     f"{legal}. No game was changed."
                 )
         obs = np.empty_like(self._obs) if self.copy else self._obs
-        eng.run(self.kernels.venv_step_range, self.num_envs, *self._step_args(acts, obs))
+        states, constants = self._row_args()
+        eng.run(
+            self.kernels.single_agent.venv_step_range, self.num_envs, states, eng.rng,
+            self._view_rng, acts, self._steps, obs, self._masks, self._rewards, self._terminated,
+            self._truncated, self._illegal, self._final_obs, self._final_scores, self._final_bits,
+            self._final_seed, self._final_seat, self._final_turns, self._final_flips,
+            self._redeals, self._seat_mode, self._opponents, self._max_steps,
+            self.illegal_penalty, eng._scheme, MAX_REDEALS, constants, eng._p_forget,
+        )  # fmt: skip
         self._check_redeals()
         eng._masks_fresh = False
         if not self.copy:

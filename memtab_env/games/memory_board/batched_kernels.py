@@ -7,8 +7,8 @@ call), as do :func:`encode_row` for ``MemoryBoardEncoder.encode`` and :func:`leg
 view step for step. The deal, the generator streams and the forgetting streams are those
 of every game (:mod:`memtab_env.vector.batch_kernels`, the same columns of the generator
 matrix; the memory models of :mod:`memtab_env.vector.memory_kernels`), and the
-single-agent loop is the one of the other games: the learner's action, then opponents
-until it is on turn, redeals up to ``max_redeals``.
+single-agent loop is every game's (:mod:`memtab_env.vector.single_agent_kernels`,
+compiled over this module's row kernels as :data:`single_agent`).
 
 The board is data: its arrays are kernel arguments (``land``: landscape of every space,
 ``kland``: landscape of every picture, ``adj``: int8 side adjacency, ``supply0``: the
@@ -41,6 +41,8 @@ State matrix ``st`` (int32, one row per game)::
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
@@ -50,6 +52,7 @@ from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
 from memtab_env.vector.numba_cache import invalidate_stale_cache
+from memtab_env.vector.single_agent_kernels import single_agent_kernels
 
 MAX_PLAYERS = 4
 CURRENT = 0
@@ -685,133 +688,92 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
 
 
 # =====================================================================================
-# the single-agent view
+# the row kernels of the single-agent loop (memtab_env.vector.single_agent_kernels):
+# S = (st,), G = (K, n, first, supply0, land, kland, adj, nbr, L, children, max_turns,
+# max_len, mem, window)
 # =====================================================================================
-@njit(cache=True)
-def play_opponents(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, i: int, scratch: np.ndarray,
-                   opponents: np.ndarray, P: int, n: int, land: np.ndarray, kland: np.ndarray,
-                   adj: np.ndarray, nbr: np.ndarray, L: int, children: bool, max_turns: int,
-                   max_len: int, p_forget: float | None, mem: int, window: int) -> None:
-    """Opponents act until the learner (``SEAT``) is on turn or the game has ended.
-    ``opponents[k]`` is the policy code of the seat ``k`` places after the learner."""
-    seat = st[i, SEAT]
-    while st[i, OVER] == 0 and st[i, CURRENT] != seat:
-        k = (st[i, CURRENT] - seat + n) % n
-        if opponents[k] == bt.OPP_GREEDY:
-            a = greedy_action(st, i, scratch, P, n, land, kland, adj, nbr, L, mem, window)
-        else:
-            a = random_action(st, vg, i, scratch, P, land, kland, adj, L, bt.opponent_stream(k))
-        apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
+@njit(cache=True, inline="always")
+def row_reset(S: tuple, rg: np.ndarray, i: int, seed: np.uint64, G: tuple,
+              p_forget: float | None) -> None:
+    bt.seed_slot(rg, i, seed)
+    new_game(S[0], rg, i, seed, G[4].shape[0], G[1], G[2], G[3], p_forget)
 
 
-@njit(cache=True)
-def start_episode(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, redeals: np.ndarray, i: int,
-                  scratch: np.ndarray, seat_mode: int, opponents: np.ndarray, P: int, n: int,
-                  first: int, supply0: np.ndarray, land: np.ndarray, kland: np.ndarray,
-                  adj: np.ndarray, nbr: np.ndarray, L: int, children: bool, max_turns: int,
-                  max_len: int, p_forget: float | None, mem: int, window: int,
-                  max_redeals: int) -> None:
-    """``SingleAgentEnv.reset`` in the fresh game of slot ``i``, as
-    :func:`memtab_env.games.memtab.batched_kernels.start_episode`."""
-    st[i, SEAT] = bt.seat_learner(vg, i, seat_mode, n)
-    redeals[i] = 0
-    while True:
-        bt.reset_opponents(vg, i, opponents, n)
-        play_opponents(st, rg, vg, i, scratch, opponents, P, n, land, kland, adj, nbr, L, children,
-                       max_turns, max_len, p_forget, mem, window)
-        if st[i, OVER] == 0:
-            return
-        if redeals[i] == max_redeals:
-            redeals[i] = max_redeals + 1
-            return
-        redeals[i] += 1
-        next_game(st, rg, i, P, n, first, supply0, p_forget)
+@njit(cache=True, inline="always")
+def row_next_game(S: tuple, rg: np.ndarray, i: int, G: tuple, p_forget: float | None) -> None:
+    next_game(S[0], rg, i, G[4].shape[0], G[1], G[2], G[3], p_forget)
 
 
-@njit(cache=True, nogil=True)
-def venv_reset_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, seeds: np.ndarray,
-                     steps: np.ndarray,
-                     obs: np.ndarray, masks: np.ndarray, redeals: np.ndarray, seat_mode: int,
-                     opponents: np.ndarray, K: int, n: int, first: int, supply0: np.ndarray,
-                     land: np.ndarray, kland: np.ndarray, adj: np.ndarray, nbr: np.ndarray,
-                     L: int, children: bool, max_turns: int, max_len: int,
-                     p_forget: float | None, mem: int, window: int, max_redeals: int, lo: int,
-                     hi: int) -> None:
-    """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
-    P = land.shape[0]
-    for i in range(lo, hi):
-        bt.seed_slot(rg, i, seeds[i])
-        bt.seed_view(vg, i, seeds[i])
-        new_game(st, rg, i, seeds[i], P, n, first, supply0, p_forget)
-        start_episode(st, rg, vg, redeals, i, masks, seat_mode, opponents, P, n, first, supply0,
-                      land, kland, adj, nbr, L, children, max_turns, max_len, p_forget, mem,
-                      window, max_redeals)
-        steps[i] = 0
-        encode_row(st, i, st[i, SEAT], obs, P, K, n, land, kland, L, mem, window)
-        legal_row(st, i, masks, P, land, kland, adj, L)
+@njit(cache=True, inline="always")
+def row_flip(S: tuple, rg: np.ndarray, i: int, a: int, G: tuple, p_forget: float | None) -> bool:
+    """Any action (flip, place, end a return, pass); True when it ended the turn."""
+    code = apply(S[0], rg, i, a, G[4].shape[0], G[1], G[4], G[5], G[9], G[10], G[11], p_forget)
+    return (code & TURN_OVER) != 0
 
 
-@njit(cache=True, nogil=True)
-def venv_step_range(st: np.ndarray, rg: np.ndarray, vg: np.ndarray, actions: np.ndarray,
-                    steps: np.ndarray,
-                    obs: np.ndarray, masks: np.ndarray, rewards: np.ndarray,
-                    terminated: np.ndarray, truncated: np.ndarray, illegal: np.ndarray,
-                    final_obs: np.ndarray, final_scores: np.ndarray, final_bits: np.ndarray,
-                    final_seed: np.ndarray, final_seat: np.ndarray, final_flips: np.ndarray,
-                    redeals: np.ndarray, seat_mode: int, opponents: np.ndarray, max_steps: int,
-                    penalty: float, scheme: int, K: int, n: int, first: int,
-                    supply0: np.ndarray, land: np.ndarray, kland: np.ndarray, adj: np.ndarray,
-                    nbr: np.ndarray, L: int, children: bool, max_turns: int, max_len: int,
-                    p_forget: float | None, mem: int, window: int, max_redeals: int, lo: int,
-                    hi: int) -> None:
-    """One learner step in envs ``lo..hi-1`` with same-step autoreset, as
-    :func:`memtab_env.games.pelmanism.batched_kernels.venv_step_range`: an illegal action (not
-    in the learner's mask, ``masks[i]``) costs ``penalty`` and changes nothing; a legal
-    one is applied, then the opponents act. Reward: the ``win`` share at the end, the
-    change of the learner's tree (``score``), or -1 when its action ended its turn
-    (``turns``)."""
-    P = land.shape[0]
-    A = 2 * P + 2
-    for i in range(lo, hi):
-        a = actions[i]
-        seat = st[i, SEAT]
-        reward = 0.0
-        if 0 <= a < A and masks[i, a] != 0:
-            illegal[i] = False
-            before = tree(st, i, seat)
-            code = apply(st, rg, i, a, P, n, land, kland, children, max_turns, max_len, p_forget)
-            play_opponents(st, rg, vg, i, masks, opponents, P, n, land, kland, adj, nbr, L,
-                           children, max_turns, max_len, p_forget, mem, window)
-            if scheme == bt.REWARD_SCORE:
-                reward = float(tree(st, i, seat) - before)
-            elif scheme == bt.REWARD_TURNS and code & TURN_OVER:
-                reward = -1.0
-            if st[i, OVER] == OVER_RULES and scheme == bt.REWARD_WIN:
-                reward = bt.win_reward(result_bits(st, i, P, n), seat, n)
-        else:
-            illegal[i] = True
-            reward = penalty
-        steps[i] += 1
-        term = st[i, OVER] == OVER_RULES
-        trunc = steps[i] >= max_steps or st[i, OVER] == OVER_TRUNCATED
-        rewards[i] = reward
-        terminated[i] = term
-        truncated[i] = trunc
-        if term or trunc:
-            encode_row(st, i, seat, final_obs, P, K, n, land, kland, L, mem, window)
-            for j in range(n):
-                final_scores[i, j] = tree(st, i, j)
-            final_bits[i] = result_bits(st, i, P, n) if term else 0
-            final_seed[i] = rg[i, bt.R_GAME_SEED]
-            final_seat[i] = seat
-            final_flips[i] = st[i, CLOCK]
-            next_game(st, rg, i, P, n, first, supply0, p_forget)
-            start_episode(st, rg, vg, redeals, i, masks, seat_mode, opponents, P, n, first,
-                          supply0, land, kland, adj, nbr, L, children, max_turns, max_len,
-                          p_forget, mem, window, max_redeals)
-            steps[i] = 0
-        encode_row(st, i, st[i, SEAT], obs, P, K, n, land, kland, L, mem, window)
-        legal_row(st, i, masks, P, land, kland, adj, L)
+@njit(cache=True, inline="always")
+def row_ended(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, OVER])
+
+
+@njit(cache=True, inline="always")
+def row_turn(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, CURRENT])
+
+
+@njit(cache=True, inline="always")
+def row_seat(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, SEAT])
+
+
+@njit(cache=True, inline="always")
+def row_set_seat(S: tuple, i: int, seat: int) -> None:
+    S[0][i, SEAT] = seat
+
+
+@njit(cache=True, inline="always")
+def row_score(S: tuple, i: int, seat: int, G: tuple) -> int:
+    """The seat's tree height."""
+    return np.int64(tree(S[0], i, seat))
+
+
+@njit(cache=True, inline="always")
+def row_result_bits(S: tuple, i: int, G: tuple) -> int:
+    return result_bits(S[0], i, G[4].shape[0], G[1])
+
+
+@njit(cache=True, inline="always")
+def row_greedy(S: tuple, i: int, scratch: np.ndarray, G: tuple) -> int:
+    return greedy_action(S[0], i, scratch, G[4].shape[0], G[1], G[4], G[5], G[6], G[7], G[8],
+                         G[12], G[13])
+
+
+@njit(cache=True, inline="always")
+def row_random(S: tuple, vg: np.ndarray, i: int, column: int, scratch: np.ndarray, G: tuple) -> int:
+    return random_action(S[0], vg, i, scratch, G[4].shape[0], G[4], G[5], G[6], G[8], column)
+
+
+@njit(cache=True, inline="always")
+def row_encode(S: tuple, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
+    encode_row(S[0], i, observer, out, G[4].shape[0], G[0], G[1], G[4], G[5], G[8], G[12],
+               G[13])
+
+
+@njit(cache=True, inline="always")
+def row_mask(S: tuple, i: int, masks: np.ndarray, G: tuple) -> None:
+    legal_row(S[0], i, masks, G[4].shape[0], G[4], G[5], G[6], G[8])
+
+
+@njit(cache=True, inline="always")
+def row_flips(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, CLOCK])
+
+
+@njit(cache=True, inline="always")
+def row_turns(S: tuple, i: int) -> int:
+    """Turns started (``MemoryBoardState.turn``)."""
+    return np.int64(S[0][i, TURN])
 
 
 invalidate_stale_cache(globals(), [rn, bt, mm, mb], "memory_board_batched_kernels.deps")
+single_agent = single_agent_kernels(globals(), "memory_board", [rn, bt, mm, mb, sys.modules[__name__]])

@@ -21,7 +21,6 @@ import numpy as np
 from memtab_env.games.memory_board import batched_kernels as bk
 from memtab_env.games.memory_board.batched import BatchedMemoryBoard
 from memtab_env.games.memory_board.rules import MemoryBoardState
-from memtab_env.gym_env import MAX_REDEALS
 from memtab_env.vector.vector_env_base import BatchedVectorView
 
 GAME_OPTIONS = ("board", "first_player", "max_turns", "num_players", "variant")
@@ -43,32 +42,10 @@ class MemoryBoardVectorEnv(BatchedVectorView):
         return BatchedMemoryBoard(num_envs, memory=memory, reward=reward, parallel=parallel,
                                   **game_options)
 
-    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
+    def _row_args(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
         eng = self.engine
-        return (
-            eng.state, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks, self._redeals,
-            self._seat_mode, self._opponents, eng.game.num_kinds, eng.num_players,
-            eng.first_player, *eng.board_args(), eng._p_forget, eng._mem, eng._window,
-            MAX_REDEALS,
-        )  # fmt: skip
-
-    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
-        eng = self.engine
-        return (
-            eng.state, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
-            self._terminated, self._truncated, self._illegal, self._final_obs,
-            self._final_scores, self._final_bits, self._final_seed, self._final_seat,
-            self._final_flips, self._redeals, self._seat_mode, self._opponents,
-            self._max_steps, self.illegal_penalty, eng._scheme, eng.game.num_kinds,
-            eng.num_players, eng.first_player, *eng.board_args(), eng._p_forget, eng._mem,
-            eng._window, MAX_REDEALS,
-        )  # fmt: skip
-
-    def _first_illegal(self, acts: np.ndarray) -> int:
-        ok = (acts >= 0) & (acts < self.num_positions)
-        ok[ok] = self._masks[np.flatnonzero(ok), acts[ok]] != 0
-        bad = np.flatnonzero(~ok)
-        return int(bad[0]) if bad.size else -1
+        return (eng.state,), (eng.game.num_kinds, eng.num_players, eng.first_player,
+                              *eng.board_args(), eng._mem, eng._window)
 
     def get_state(self, i: int) -> MemoryBoardState:
         """Game ``i`` as a scalar :class:`~memtab_env.games.memory_board.rules.MemoryBoardState`."""

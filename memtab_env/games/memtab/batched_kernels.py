@@ -5,7 +5,9 @@ row (:mod:`memtab_env.games.memtab.rules_kernels`, ``STATE_SIZE`` columns), and 
 ``rules_kernels.step`` on that row, the very kernel behind ``MemTab.apply_inplace``: the
 rules exist once. This module adds what a batch needs around it: the deal (NumPy's
 generator, bit for bit, :mod:`memtab_env.vector.rng`), memory models, scores, rewards,
-auto-reset, observations, masks and the opponents of the single-agent view.
+auto-reset, observations, masks, the opponents of the single-agent view, and the row
+kernels over which :mod:`memtab_env.vector.single_agent_kernels` compiles every game's
+single-agent loop (:data:`single_agent`).
 ``tests/test_vector_engine.py`` still plays many thousands of games through the batch and
 the scalar env side by side and compares everything after every flip.
 
@@ -32,6 +34,8 @@ loops, which lets numba drop most of the row view's reference counting.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
@@ -42,7 +46,6 @@ from memtab_env.vector import rng as _rng_module
 from memtab_env.vector.batch_kernels import (
     AUX_KEY,
     MEMORY_KEY,
-    OPP_GREEDY,
     R_AUX,
     R_GAME_SEED,
     R_GAMES,
@@ -51,11 +54,7 @@ from memtab_env.vector.batch_kernels import (
     REWARD_SCORE,
     REWARD_TURNS,
     REWARD_WIN,
-    opponent_stream,
-    reset_opponents,
-    seat_learner,
     seed_slot,
-    seed_view,
     win_reward,
 )
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
@@ -68,6 +67,7 @@ from memtab_env.vector.rng import (
     seed_pcg64_buffered,
     shuffle_row,
 )
+from memtab_env.vector.single_agent_kernels import single_agent_kernels
 
 P = mk.NUM_POSITIONS
 K = mk.NUM_KINDS
@@ -570,203 +570,92 @@ def greedy_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
 
 
 # =====================================================================================
-# the single-agent view: the learner's flip, then the opponents until it is on turn
+# the row kernels of the single-agent loop (memtab_env.vector.single_agent_kernels):
+# S = (st,), G = (n, first, mem, window)
 # =====================================================================================
-@njit(cache=True)
-def play_opponents(
-    st: np.ndarray,
-    rg: np.ndarray,
-    vg: np.ndarray,
-    i: int,
-    opponents: np.ndarray,
-    n: int,
-    p_forget: float | None,
-    mem: int,
-    window: int,
-) -> None:
-    """Opponents flip until the learner (seat ``SEAT``) is on turn or the game is over.
-    ``opponents[k]`` is the policy code of the seat ``k`` places after the learner."""
-    seat = np.int64(st[i, SEAT])
-    while st[i, OVER] == 0 and st[i, CURRENT] != seat:
-        k = (np.int64(st[i, CURRENT]) - seat + n) % n
-        if opponents[k] == OPP_GREEDY:
-            a = greedy_action(st, i, n, mem, window)
-        else:
-            a = random_action(st, vg, i, opponent_stream(k))
-        apply_flip(st, rg, i, a, n, p_forget)
+@njit(cache=True, inline="always")
+def row_reset(S: tuple, rg: np.ndarray, i: int, seed: np.uint64, G: tuple,
+              p_forget: float | None) -> None:
+    reset_slot(S[0], rg, i, seed, G[0], G[1], p_forget)
 
 
-@njit(cache=True)
-def start_episode(
-    st: np.ndarray,
-    rg: np.ndarray,
-    vg: np.ndarray,
-    redeals: np.ndarray,
-    i: int,
-    seat_mode: int,
-    opponents: np.ndarray,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    mem: int,
-    window: int,
-    max_redeals: int,
-) -> None:
-    """``SingleAgentEnv.reset`` in the fresh game of slot ``i``: seat the learner, reset
-    the opponents and let them play up to its first turn. A game that they finish before
-    the learner's first flip is set aside and the slot's next game is dealt, with the
-    opponents reset again; ``redeals[i]`` counts those deals. After ``max_redeals`` it
-    stops with ``redeals[i] = max_redeals + 1``, which the vector env reports as the
-    scalar view's error."""
-    st[i, SEAT] = seat_learner(vg, i, seat_mode, n)
-    redeals[i] = 0
-    while True:
-        reset_opponents(vg, i, opponents, n)
-        play_opponents(st, rg, vg, i, opponents, n, p_forget, mem, window)
-        if st[i, OVER] == 0:
-            return
-        if redeals[i] == max_redeals:
-            redeals[i] = max_redeals + 1
-            return
-        redeals[i] += 1
-        next_game(st, rg, i, n, first, p_forget)
+@njit(cache=True, inline="always")
+def row_next_game(S: tuple, rg: np.ndarray, i: int, G: tuple, p_forget: float | None) -> None:
+    next_game(S[0], rg, i, G[0], G[1], p_forget)
 
 
-@njit(cache=True)
-def learner_view(
-    st: np.ndarray, i: int, obs: np.ndarray, masks: np.ndarray, n: int, mem: int, window: int
-) -> None:
-    """The learner's observation and action mask of game ``i`` (the learner is on turn)."""
-    encode_row(st, i, np.int64(st[i, SEAT]), obs, n, mem, window)
+@njit(cache=True, inline="always")
+def row_flip(S: tuple, rg: np.ndarray, i: int, a: int, G: tuple, p_forget: float | None) -> bool:
+    return (apply_flip(S[0], rg, i, a, G[0], p_forget) & mk.TURN_OVER) != 0
+
+
+@njit(cache=True, inline="always")
+def row_ended(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, OVER])
+
+
+@njit(cache=True, inline="always")
+def row_turn(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, CURRENT])
+
+
+@njit(cache=True, inline="always")
+def row_seat(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, SEAT])
+
+
+@njit(cache=True, inline="always")
+def row_set_seat(S: tuple, i: int, seat: int) -> None:
+    S[0][i, SEAT] = seat
+
+
+@njit(cache=True, inline="always")
+def row_score(S: tuple, i: int, seat: int, G: tuple) -> int:
+    return np.int64(S[0][i, BASE + seat])
+
+
+@njit(cache=True, inline="always")
+def row_result_bits(S: tuple, i: int, G: tuple) -> int:
+    return result_bits(S[0], i, G[0])
+
+
+@njit(cache=True, inline="always")
+def row_greedy(S: tuple, i: int, scratch: np.ndarray, G: tuple) -> int:
+    n, _, mem, window = G
+    return greedy_action(S[0], i, n, mem, window)
+
+
+@njit(cache=True, inline="always")
+def row_random(S: tuple, vg: np.ndarray, i: int, column: int, scratch: np.ndarray, G: tuple) -> int:
+    return random_action(S[0], vg, i, column)
+
+
+@njit(cache=True, inline="always")
+def row_encode(S: tuple, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
+    n, _, mem, window = G
+    encode_row(S[0], i, observer, out, n, mem, window)
+
+
+@njit(cache=True, inline="always")
+def row_mask(S: tuple, i: int, masks: np.ndarray, G: tuple) -> None:
+    st = S[0]
     for p in range(P):
         masks[i, p] = st[i, STATUS + p] == DOWN
 
 
-@njit(cache=True, nogil=True)
-def venv_reset_range(
-    st: np.ndarray,
-    rg: np.ndarray,
-    vg: np.ndarray,
-    seeds: np.ndarray,
-    steps: np.ndarray,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    redeals: np.ndarray,
-    seat_mode: int,
-    opponents: np.ndarray,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    mem: int,
-    window: int,
-    max_redeals: int,
-    lo: int,
-    hi: int,
-) -> None:
-    """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
-    for i in range(lo, hi):
-        reset_slot(st, rg, i, seeds[i], n, first, p_forget)
-        seed_view(vg, i, seeds[i])
-        start_episode(st, rg, vg, redeals, i, seat_mode, opponents, n, first, p_forget, mem, window,
-                      max_redeals)
-        steps[i] = 0
-        learner_view(st, i, obs, masks, n, mem, window)
+@njit(cache=True, inline="always")
+def row_flips(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, CLOCK])
 
 
-@njit(cache=True, nogil=True)
-def venv_first_illegal(st: np.ndarray, actions: np.ndarray) -> int:
-    """Index of the first env whose learner action is illegal, or -1."""
-    for i in range(st.shape[0]):
-        if not is_legal(st, i, actions[i]):
-            return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def venv_step_range(
-    st: np.ndarray,
-    rg: np.ndarray,
-    vg: np.ndarray,
-    actions: np.ndarray,
-    steps: np.ndarray,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-    illegal: np.ndarray,
-    final_obs: np.ndarray,
-    final_scores: np.ndarray,
-    final_bits: np.ndarray,
-    final_seed: np.ndarray,
-    final_seat: np.ndarray,
-    final_flips: np.ndarray,
-    redeals: np.ndarray,
-    seat_mode: int,
-    opponents: np.ndarray,
-    max_steps: int,
-    penalty: float,
-    scheme: int,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    mem: int,
-    window: int,
-    max_redeals: int,
-    lo: int,
-    hi: int,
-) -> None:
-    """One learner step in envs ``lo..hi-1``, with same-step autoreset.
-
-    An illegal learner action costs ``penalty`` and changes nothing. A legal one is
-    flipped, then the opponents play until the learner is on turn again or the game is
-    over. Reward (``scheme``): the learner's ``win`` share at the end, its ``score``
-    change, or ``turns`` -1 when its flip ended its turn. The step count truncates at
-    ``max_steps`` (as Gymnasium's ``TimeLimit``, even on a terminal step). On
-    termination or truncation the final observation and results (scores,
-    :func:`result_bits`, game seed, seat, flips of the game) are written out and the
-    slot's next game starts. Then the learner's observation and mask are written.
-    """
-    for i in range(lo, hi):
-        a = actions[i]
-        seat = np.int64(st[i, SEAT])
-        term = False
-        reward = 0.0
-        if is_legal(st, i, a):
-            illegal[i] = False
-            before = np.int64(st[i, BASE + seat])
-            code = apply_flip(st, rg, i, a, n, p_forget)
-            play_opponents(st, rg, vg, i, opponents, n, p_forget, mem, window)
-            if scheme == REWARD_SCORE:
-                reward = float(np.int64(st[i, BASE + seat]) - before)
-            elif scheme == REWARD_TURNS and code & mk.TURN_OVER:
-                reward = -1.0
-            if st[i, OVER] != 0:
-                term = True
-                if scheme == REWARD_WIN:
-                    reward = win_reward(result_bits(st, i, n), seat, n)
-        else:
-            illegal[i] = True
-            reward = penalty
-        steps[i] += 1
-        trunc = steps[i] >= max_steps
-        rewards[i] = reward
-        terminated[i] = term
-        truncated[i] = trunc
-        if term or trunc:
-            encode_row(st, i, seat, final_obs, n, mem, window)
-            for j in range(n):
-                final_scores[i, j] = st[i, BASE + j]
-            final_bits[i] = result_bits(st, i, n) if term else 0
-            final_seed[i] = rg[i, R_GAME_SEED]
-            final_seat[i] = seat
-            final_flips[i] = st[i, CLOCK]
-            next_game(st, rg, i, n, first, p_forget)
-            start_episode(st, rg, vg, redeals, i, seat_mode, opponents, n, first, p_forget, mem,
-                          window, max_redeals)
-            steps[i] = 0
-        learner_view(st, i, obs, masks, n, mem, window)
+@njit(cache=True, inline="always")
+def row_turns(S: tuple, i: int) -> int:
+    """Turns started (``MemTabState.turn``)."""
+    return np.int64(S[0][i, TURN])
 
 
 invalidate_stale_cache(globals(), [mk, _rng_module, _batch_module, _memory_module],
                        "memtab_batched_kernels.deps")
+single_agent = single_agent_kernels(
+    globals(), "memtab", [mk, _rng_module, _batch_module, _memory_module, sys.modules[__name__]]
+)

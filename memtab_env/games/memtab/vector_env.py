@@ -52,7 +52,6 @@ import numpy as np
 from memtab_env.games.memtab import batched_kernels as kn
 from memtab_env.games.memtab.batched import BatchedMemTab
 from memtab_env.games.memtab.rules import NUM_POSITIONS
-from memtab_env.gym_env import MAX_REDEALS
 from memtab_env.vector.vector_env_base import BatchedVectorView
 
 
@@ -95,27 +94,9 @@ class MemTabVectorEnv(BatchedVectorView):
     def num_positions(self) -> int:
         return NUM_POSITIONS
 
-    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
+    def _row_args(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
         eng = self.engine
-        return (
-            eng.state, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks, self._redeals,
-            self._seat_mode, self._opponents, eng.num_players, eng.first_player, eng._p_forget,
-            eng._mem, eng._window, MAX_REDEALS,
-        )  # fmt: skip
-
-    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
-        eng = self.engine
-        return (
-            eng.state, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
-            self._terminated, self._truncated, self._illegal, self._final_obs,
-            self._final_scores, self._final_bits, self._final_seed, self._final_seat,
-            self._final_flips, self._redeals, self._seat_mode, self._opponents, self._max_steps,
-            self.illegal_penalty, eng._scheme, eng.num_players, eng.first_player, eng._p_forget,
-            eng._mem, eng._window, MAX_REDEALS,
-        )  # fmt: skip
-
-    def _first_illegal(self, acts: np.ndarray) -> int:
-        return int(kn.venv_first_illegal(self.engine.state, acts))
+        return (eng.state,), (eng.num_players, eng.first_player, eng._mem, eng._window)
 
     def _final_extra(self) -> dict[str, np.ndarray]:
         return {"instant_win": (self._final_bits & 1).astype(bool)}

@@ -13,7 +13,9 @@ AEC env) side by side and compares the whole state, masks, observations, remembe
 masks, rewards and ends after every flip. The deal, the generator streams and the memory
 streams are NumPy's generator itself, bit for bit (:mod:`memtab_env.vector.rng`), and the
 reward shares, generator columns and codes are every game's (:mod:`memtab_env.vector.batch_kernels`),
-and so are the memory models (:mod:`memtab_env.vector.memory_kernels`).
+and so are the memory models (:mod:`memtab_env.vector.memory_kernels`) and the
+single-agent loop (:mod:`memtab_env.vector.single_agent_kernels`, compiled over this
+module's row kernels as :data:`single_agent`).
 
 ``P`` positions, ``K`` kinds, ``n`` players (the configuration is passed to every kernel).
 
@@ -60,6 +62,8 @@ that loops over games is ``*_range(..., lo, hi)`` and releases the GIL.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
@@ -71,7 +75,6 @@ from memtab_env.vector import rng as _rng_module
 from memtab_env.vector.batch_kernels import (
     AUX_KEY,
     MEMORY_KEY,
-    OPP_GREEDY,
     R_AUX,
     R_GAME_SEED,
     R_GAMES,
@@ -80,11 +83,7 @@ from memtab_env.vector.batch_kernels import (
     REWARD_SCORE,
     REWARD_TURNS,
     REWARD_WIN,
-    opponent_stream,
-    reset_opponents,
-    seat_learner,
     seed_slot,
-    seed_view,
     win_reward,
 )
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
@@ -97,6 +96,7 @@ from memtab_env.vector.rng import (
     seed_pcg64_buffered,
     shuffle_row,
 )
+from memtab_env.vector.single_agent_kernels import single_agent_kernels
 
 MAX_PLAYERS = 6
 # -- state matrix (int8) columns -------------------------------------------------------
@@ -739,248 +739,102 @@ def greedy_range(
 
 
 # =====================================================================================
-# the single-agent view: the learner's flip, then the opponents until it is on turn
+# the row kernels of the single-agent loop (memtab_env.vector.single_agent_kernels):
+# S = (st, tm), G = (cards, card_kind, K, n, first, mem, window, max_turns, max_flips)
 # =====================================================================================
-@njit(cache=True)
-def play_opponents(
-    st: np.ndarray,
-    tm: np.ndarray,
-    rg: np.ndarray,
-    vg: np.ndarray,
-    i: int,
-    opponents: np.ndarray,
-    P: int,
-    n: int,
-    p_forget: float | None,
-    mem: int,
-    window: int,
-    max_turns: int,
-    max_flips: int,
-) -> None:
-    """Opponents flip until the learner (seat ``SEAT``) is on turn or the game has ended
-    (over, or truncated at ``max_flips`` flips). ``opponents[k]`` is the policy code of
-    the seat ``k`` places after the learner."""
-    seat = np.int64(st[i, SEAT])
-    while st[i, OVER] == 0 and st[i, CURRENT] != seat:
-        k = (np.int64(st[i, CURRENT]) - seat + n) % n
-        if opponents[k] == OPP_GREEDY:
-            a = greedy_action(st, tm, i, P, n, mem, window)
-        else:
-            a = random_action(st, vg, i, P, opponent_stream(k))
-        apply_flip(st, tm, rg, i, a, P, n, p_forget, max_turns)
-        if st[i, OVER] == 0 and tm[i, CLOCK] >= max_flips:
-            st[i, OVER] = OVER_TRUNCATED
+@njit(cache=True, inline="always")
+def row_reset(S: tuple, rg: np.ndarray, i: int, seed: np.uint64, G: tuple,
+              p_forget: float | None) -> None:
+    reset_slot(S[0], S[1], rg, i, seed, G[0], G[1], G[3], G[4], p_forget)
 
 
-@njit(cache=True)
-def start_episode(
-    st: np.ndarray,
-    tm: np.ndarray,
-    rg: np.ndarray,
-    vg: np.ndarray,
-    redeals: np.ndarray,
-    i: int,
-    seat_mode: int,
-    opponents: np.ndarray,
-    cards: np.ndarray,
-    card_kind: np.ndarray,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    mem: int,
-    window: int,
-    max_turns: int,
-    max_flips: int,
-    max_redeals: int,
-) -> None:
-    """``SingleAgentEnv.reset`` in the fresh game of slot ``i``, as
-    :func:`memtab_env.games.memtab.batched_kernels.start_episode` (seat, opponents' resets, redeals
-    counted in ``redeals[i]``, ``max_redeals + 1`` when it gave up)."""
-    P = cards.shape[0]
-    st[i, SEAT] = seat_learner(vg, i, seat_mode, n)
-    redeals[i] = 0
-    while True:
-        reset_opponents(vg, i, opponents, n)
-        play_opponents(st, tm, rg, vg, i, opponents, P, n, p_forget, mem, window, max_turns,
-                       max_flips)
-        if st[i, OVER] == 0:
-            return
-        if redeals[i] == max_redeals:
-            redeals[i] = max_redeals + 1
-            return
-        redeals[i] += 1
-        next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
+@njit(cache=True, inline="always")
+def row_next_game(S: tuple, rg: np.ndarray, i: int, G: tuple, p_forget: float | None) -> None:
+    next_game(S[0], S[1], rg, i, G[0], G[1], G[3], G[4], p_forget)
 
 
-@njit(cache=True)
-def learner_view(
-    st: np.ndarray,
-    tm: np.ndarray,
-    i: int,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    P: int,
-    K: int,
-    n: int,
-    mem: int,
-    window: int,
-) -> None:
-    """The learner's observation and action mask of game ``i`` (the learner is on turn)."""
-    encode_row(st, tm, i, np.int64(st[i, SEAT]), obs, P, K, n, mem, window)
+@njit(cache=True, inline="always")
+def row_flip(S: tuple, rg: np.ndarray, i: int, a: int, G: tuple, p_forget: float | None) -> bool:
+    """The flip, then the AEC env's flip cap (``max_game_length``): the game is truncated
+    once its flips reach ``max_flips``."""
+    st, tm = S
+    code = apply_flip(st, tm, rg, i, a, G[0].shape[0], G[3], p_forget, G[7])
+    if st[i, OVER] == 0 and tm[i, CLOCK] >= G[8]:
+        st[i, OVER] = OVER_TRUNCATED
+    return (code & TURN_OVER) != 0
+
+
+@njit(cache=True, inline="always")
+def row_ended(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, OVER])
+
+
+@njit(cache=True, inline="always")
+def row_turn(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, CURRENT])
+
+
+@njit(cache=True, inline="always")
+def row_seat(S: tuple, i: int) -> int:
+    return np.int64(S[0][i, SEAT])
+
+
+@njit(cache=True, inline="always")
+def row_set_seat(S: tuple, i: int, seat: int) -> None:
+    S[0][i, SEAT] = seat
+
+
+@njit(cache=True, inline="always")
+def row_score(S: tuple, i: int, seat: int, G: tuple) -> int:
+    return np.int64(S[0][i, PAIRS + seat])
+
+
+@njit(cache=True, inline="always")
+def row_result_bits(S: tuple, i: int, G: tuple) -> int:
+    return result_bits(S[0], i, G[3])
+
+
+@njit(cache=True, inline="always")
+def row_greedy(S: tuple, i: int, scratch: np.ndarray, G: tuple) -> int:
+    return greedy_action(S[0], S[1], i, G[0].shape[0], G[3], G[5], G[6])
+
+
+@njit(cache=True, inline="always")
+def row_random(S: tuple, vg: np.ndarray, i: int, column: int, scratch: np.ndarray, G: tuple) -> int:
+    return random_action(S[0], vg, i, G[0].shape[0], column)
+
+
+@njit(cache=True, inline="always")
+def row_encode(S: tuple, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
+    encode_row(S[0], S[1], i, observer, out, G[0].shape[0], G[2], G[3], G[5], G[6])
+
+
+@njit(cache=True, inline="always")
+def row_mask(S: tuple, i: int, masks: np.ndarray, G: tuple) -> None:
+    st = S[0]
+    P = G[0].shape[0]
     scol = HEAD + 2 * P
     for p in range(P):
         masks[i, p] = st[i, scol + p] == DOWN
 
 
-@njit(cache=True, nogil=True)
-def venv_reset_range(
-    st: np.ndarray,
-    tm: np.ndarray,
-    rg: np.ndarray,
-    vg: np.ndarray,
-    seeds: np.ndarray,
-    steps: np.ndarray,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    redeals: np.ndarray,
-    seat_mode: int,
-    opponents: np.ndarray,
-    cards: np.ndarray,
-    card_kind: np.ndarray,
-    K: int,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    mem: int,
-    window: int,
-    max_turns: int,
-    max_flips: int,
-    max_redeals: int,
-    lo: int,
-    hi: int,
-) -> None:
-    """Reset slots ``lo..hi-1`` with their seeds, seat the learners, write obs and masks."""
-    P = cards.shape[0]
-    for i in range(lo, hi):
-        reset_slot(st, tm, rg, i, seeds[i], cards, card_kind, n, first, p_forget)
-        seed_view(vg, i, seeds[i])
-        start_episode(
-            st, tm, rg, vg, redeals, i, seat_mode, opponents, cards, card_kind, n, first, p_forget,
-            mem, window, max_turns, max_flips, max_redeals,
-        )  # fmt: skip
-        steps[i] = 0
-        learner_view(st, tm, i, obs, masks, P, K, n, mem, window)
+@njit(cache=True, inline="always")
+def row_flips(S: tuple, i: int) -> int:
+    return np.int64(S[1][i, CLOCK])
 
 
-@njit(cache=True, nogil=True)
-def venv_step_range(
-    st: np.ndarray,
-    tm: np.ndarray,
-    rg: np.ndarray,
-    vg: np.ndarray,
-    actions: np.ndarray,
-    steps: np.ndarray,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-    illegal: np.ndarray,
-    final_obs: np.ndarray,
-    final_scores: np.ndarray,
-    final_bits: np.ndarray,
-    final_seed: np.ndarray,
-    final_seat: np.ndarray,
-    final_turns: np.ndarray,
-    final_flips: np.ndarray,
-    redeals: np.ndarray,
-    seat_mode: int,
-    opponents: np.ndarray,
-    max_steps: int,
-    penalty: float,
-    scheme: int,
-    cards: np.ndarray,
-    card_kind: np.ndarray,
-    K: int,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    mem: int,
-    window: int,
-    max_turns: int,
-    max_flips: int,
-    max_redeals: int,
-    lo: int,
-    hi: int,
-) -> None:
-    """One learner step in envs ``lo..hi-1``, with same-step autoreset.
-
-    An illegal learner action costs ``penalty`` and changes nothing. A legal one is
-    flipped, then the opponents play until the learner is on turn again or the game has
-    ended. Reward (``scheme``): the learner's ``win`` share at the end, ``score`` +1 when
-    its flip takes a pair, or ``turns`` -1 when its flip ends its turn. The episode is
-    truncated after ``max_steps`` learner steps (as Gymnasium's ``TimeLimit``, even on a
-    terminal step) or when the game's flips reach ``max_flips``. On termination or
-    truncation the final observation and results are written out and the slot's next
-    game starts. Then the learner's observation and mask are written.
-    """
-    P = cards.shape[0]
-    for i in range(lo, hi):
-        a = actions[i]
-        seat = np.int64(st[i, SEAT])
-        reward = 0.0
-        if is_legal(st, i, a, P):
-            illegal[i] = False
-            code = apply_flip(st, tm, rg, i, a, P, n, p_forget, max_turns)
-            if st[i, OVER] == 0 and tm[i, CLOCK] >= max_flips:
-                st[i, OVER] = OVER_TRUNCATED
-            play_opponents(
-                st, tm, rg, vg, i, opponents, P, n, p_forget, mem, window, max_turns, max_flips
-            )
-            if scheme == REWARD_SCORE:
-                reward = float(code & MATCH)
-            elif scheme == REWARD_TURNS and code & TURN_OVER:
-                reward = -1.0
-            if st[i, OVER] == OVER_RULES and scheme == REWARD_WIN:
-                reward = win_reward(result_bits(st, i, n), seat, n)
-        else:
-            illegal[i] = True
-            reward = penalty
-        steps[i] += 1
-        term = st[i, OVER] == OVER_RULES
-        trunc = steps[i] >= max_steps or st[i, OVER] == OVER_TRUNCATED
-        rewards[i] = reward
-        terminated[i] = term
-        truncated[i] = trunc
-        if term or trunc:
-            encode_row(st, tm, i, seat, final_obs, P, K, n, mem, window)
-            for j in range(n):
-                final_scores[i, j] = st[i, PAIRS + j]
-            final_bits[i] = result_bits(st, i, n) if term else 0
-            final_seed[i] = rg[i, R_GAME_SEED]
-            final_seat[i] = seat
-            final_turns[i] = tm[i, TURNS]
-            final_flips[i] = tm[i, CLOCK]
-            next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
-            start_episode(
-                st, tm, rg, vg, redeals, i, seat_mode, opponents, cards, card_kind, n, first,
-                p_forget, mem, window, max_turns, max_flips, max_redeals,
-            )  # fmt: skip
-            steps[i] = 0
-        learner_view(st, tm, i, obs, masks, P, K, n, mem, window)
-
-
-@njit(cache=True, nogil=True)
-def venv_first_illegal(st: np.ndarray, actions: np.ndarray, P: int) -> int:
-    """Index of the first env whose learner action is illegal, or -1."""
-    for i in range(st.shape[0]):
-        if not is_legal(st, i, actions[i], P):
-            return i
-    return -1
+@njit(cache=True, inline="always")
+def row_turns(S: tuple, i: int) -> int:
+    """Turns completed, extra turns included (``PelmanismState.turns``)."""
+    return np.int64(S[1][i, TURNS])
 
 
 # the kernels compile in rng.py, kernels.py and the scalar engine's constants
 invalidate_stale_cache(
     globals(), [_rng_module, _batch_module, _memory_module, _scalar_pelmanism],
     "pelmanism_batched_kernels.deps",
+)
+single_agent = single_agent_kernels(
+    globals(), "pelmanism",
+    [_rng_module, _batch_module, _memory_module, _scalar_pelmanism, sys.modules[__name__]],
 )

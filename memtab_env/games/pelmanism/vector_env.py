@@ -52,7 +52,6 @@ from memtab_env.errors import InvalidOptionError
 from memtab_env.games.pelmanism import batched_kernels as pk
 from memtab_env.games.pelmanism.batched import BatchedPelmanism
 from memtab_env.games.pelmanism.rules import PelmanismState
-from memtab_env.gym_env import MAX_REDEALS
 from memtab_env.vector.vector_env_base import BatchedVectorView
 
 GAME_OPTIONS = ("deck", "first_player", "max_turns", "num_players")
@@ -115,29 +114,12 @@ class PelmanismVectorEnv(BatchedVectorView):
                 f"{before}, or learner_seat 'random'"
             )
 
-    def _reset_args(self, seeds: np.ndarray) -> tuple[Any, ...]:
+    def _row_args(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
         eng = self.engine
-        return (
-            eng.state, eng.times, eng.rng, self._view_rng, seeds, self._steps, self._obs, self._masks,
-            self._redeals, self._seat_mode, self._opponents, eng._cards, eng._card_kind,
-            eng.num_kinds, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
-            eng._window, eng._max_turns, eng.max_flips, MAX_REDEALS,
+        return (eng.state, eng.times), (
+            eng._cards, eng._card_kind, eng.num_kinds, eng.num_players, eng.first_player,
+            eng._mem, eng._window, eng._max_turns, eng.max_flips,
         )  # fmt: skip
-
-    def _step_args(self, acts: np.ndarray, obs: np.ndarray) -> tuple[Any, ...]:
-        eng = self.engine
-        return (
-            eng.state, eng.times, eng.rng, self._view_rng, acts, self._steps, obs, self._masks, self._rewards,
-            self._terminated, self._truncated, self._illegal, self._final_obs,
-            self._final_scores, self._final_bits, self._final_seed, self._final_seat,
-            self._final_turns, self._final_flips, self._redeals, self._seat_mode, self._opponents,
-            self._max_steps, self.illegal_penalty, eng._scheme, eng._cards, eng._card_kind,
-            eng.num_kinds, eng.num_players, eng.first_player, eng._p_forget, eng._mem,
-            eng._window, eng._max_turns, eng.max_flips, MAX_REDEALS,
-        )  # fmt: skip
-
-    def _first_illegal(self, acts: np.ndarray) -> int:
-        return int(pk.venv_first_illegal(self.engine.state, acts, self.engine.num_positions))
 
     def _final_extra(self) -> dict[str, np.ndarray]:
         return {"turns": self._final_turns.copy()}
