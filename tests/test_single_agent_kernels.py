@@ -132,6 +132,7 @@ CALL = textwrap.dedent('''
 def _run(folder: Path) -> str:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")]))
     env.pop("NUMBA_DISABLE_JIT", None)
+    env["NUMBA_CACHE_DIR"] = str(folder / "numba_cache")  # the loops' caches: this test's own
     return subprocess.run([sys.executable, "-c", CALL], cwd=folder, env=env, capture_output=True,
                           text=True, timeout=600, check=True).stdout.strip()
 
@@ -156,3 +157,11 @@ def test_the_loop_source_runs_only_compiled_over_a_game() -> None:
     with pytest.raises(TypeError, match="compiled by single_agent_kernels"):
         sak.venv_reset_range((np.zeros((1, 3)),), None, None, np.zeros(1), np.zeros(1), None,
                              None, np.zeros(1), 0, np.zeros(1), 1, (), None, 0, 1)
+
+
+def test_the_guide_lists_every_row_kernel_with_its_signature() -> None:
+    guide = (Path(__file__).parents[1] / "docs" / "adding_a_game.md").read_text(encoding="utf-8")
+    for name, meaning in sak.ROW_KERNELS.items():
+        signature = meaning.split(":", 1)[0].split(" ->", 1)[0]
+        assert f"`{name}`" in guide, name
+        assert f"`{signature}" in guide, (name, signature)
