@@ -1,8 +1,9 @@
 """A fourth game, defined in ``tests/triples_game/`` and one registry row, gets every env
 of the package from the shared layer: the AEC env, the Gymnasium view, the batched
-vector env and the SB3 adapter, with no file of the package changed. It passes the same
-checks as the three shipped games (the conformance tests of ``tests/test_all_games.py``
-and the step-for-step differential test of ``tests/test_batched_equals_scalar.py``,
+vector env, the batched engine and the SB3 adapter, with no file of the package changed.
+It passes the same checks as the three shipped games (the conformance tests of
+``tests/test_all_games.py`` and the step-for-step differential tests of
+``tests/test_batched_equals_scalar.py`` and ``tests/test_batched_engine_equals_scalar.py``,
 called for it while its row is registered)."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import memtab_env
 from memtab_env.errors import IllegalActionError, InvalidOptionError
 from memtab_env.registry import GAMES, load
 from tests import test_all_games
+from tests.test_batched_engine_equals_scalar import compare_engine
 from tests.test_batched_equals_scalar import compare
 from tests.triples_game import SPEC
 from tests.triples_game.rules import GONE, Triples
@@ -85,6 +87,12 @@ def test_batched_equals_scalar(memory: str, num_players: int, seat: object, rewa
     ended = compare(SPEC.env_id, 4, 150, seed=3, num_kinds=3, memory=memory, opponents="random",
                     num_players=num_players, learner_seat=seat, reward=reward)
     assert ended
+
+
+@pytest.mark.parametrize(("memory", "reward"), [("perfect", "win"), ("none", "score"),
+                                                ("decay:0.3", "turns"), ("window:5", "win")])
+def test_batched_engine_equals_aec(memory: str, reward: str) -> None:
+    assert compare_engine("triples", 3, 200, 5, memory, reward, num_kinds=3, num_players=2) > 0
 
 
 def test_the_batch_refuses_an_opponent_it_cannot_play() -> None:

@@ -21,7 +21,7 @@ holds what they share (:mod:`~memtab_env.vector.engine_base`,
 :mod:`~memtab_env.vector.vector_env_base`, :mod:`~memtab_env.vector.sb3`, and the kernels
 of :mod:`~memtab_env.vector.rng`, :mod:`~memtab_env.vector.batch_kernels` and
 :mod:`~memtab_env.vector.memory_kernels`, and the single-agent loop of every game's
-vector env, :mod:`~memtab_env.vector.single_agent_kernels`) and imports every game's classes by name, when
+vector env, :mod:`~memtab_env.vector.row_loops`) and imports every game's classes by name, when
 first asked for.
 
 Every batched view is held to the scalar view, step for step, by

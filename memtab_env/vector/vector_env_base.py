@@ -48,10 +48,10 @@ class BatchedVectorView(VectorEnv):
     option checks, spaces, buffers, the Gymnasium ``reset``/``step`` around the game's
     compiled kernels, infos, same-step auto-reset and ``final_info``.
 
-    A subclass names its game, engine and kernels module (whose ``single_agent`` is the
-    loop of :mod:`memtab_env.vector.single_agent_kernels` compiled over the game's row
-    kernels, and ``SEAT`` the learner's column) and gives the row kernels' state and
-    constants (:meth:`_row_args`); see the subclasses for the options.
+    A subclass names its game, engine and kernels module (whose ``loops`` holds the
+    single-agent loop of :mod:`memtab_env.vector.row_loops`, compiled over the game's
+    row kernels, and ``SEAT`` the learner's column; the engine gives the row kernels'
+    arguments); see the subclasses for the options.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -190,10 +190,6 @@ class BatchedVectorView(VectorEnv):
     def _check_learner_gets_a_turn(self) -> None:
         """Refuse options under which the learner never plays (none by default)."""
 
-    def _row_args(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
-        """``(S, G)`` of the game's row kernels: its state matrices and its constants."""
-        raise NotImplementedError
-
     def _first_illegal(self, acts: np.ndarray) -> int:
         """Index of the first game whose action is not in the learner's mask, or -1."""
         ok = (acts >= 0) & (acts < self.num_positions)
@@ -217,11 +213,11 @@ class BatchedVectorView(VectorEnv):
         if options:
             raise InvalidOptionError(f"the vector env takes no reset options, got {sorted(options)}")
         eng = self.engine
-        states, constants = self._row_args()
+        st, tm, consts, deal = eng._row_args()
         eng.run(
-            self.kernels.single_agent.venv_reset_range, self.num_envs, states, eng.rng,
-            self._view_rng, seed_array(seed, self.num_envs), self._steps, self._obs, self._masks,
-            self._redeals, self._seat_mode, self._opponents, MAX_REDEALS, constants, eng._p_forget,
+            self.kernels.loops.venv_reset_range, self.num_envs, st, tm, eng.rng, self._view_rng,
+            seed_array(seed, self.num_envs), self._steps, self._obs, self._masks, self._redeals,
+            self._seat_mode, self._opponents, MAX_REDEALS, consts, deal, eng._p_forget,
         )  # fmt: skip
         self._check_redeals()
         eng._has_reset = True
@@ -249,14 +245,14 @@ class BatchedVectorView(VectorEnv):
                     f"{legal}. No game was changed."
                 )
         obs = np.empty_like(self._obs) if self.copy else self._obs
-        states, constants = self._row_args()
+        st, tm, consts, deal = eng._row_args()
         eng.run(
-            self.kernels.single_agent.venv_step_range, self.num_envs, states, eng.rng,
-            self._view_rng, acts, self._steps, obs, self._masks, self._rewards, self._terminated,
-            self._truncated, self._illegal, self._final_obs, self._final_scores, self._final_bits,
-            self._final_seed, self._final_seat, self._final_turns, self._final_flips,
-            self._redeals, self._seat_mode, self._opponents, self._max_steps,
-            self.illegal_penalty, eng._scheme, MAX_REDEALS, constants, eng._p_forget,
+            self.kernels.loops.venv_step_range, self.num_envs, st, tm, eng.rng, self._view_rng, acts,
+            self._steps, obs, self._masks, self._rewards, self._terminated, self._truncated,
+            self._illegal, self._final_obs, self._final_scores, self._final_bits, self._final_seed,
+            self._final_seat, self._final_turns, self._final_flips, self._redeals, self._seat_mode,
+            self._opponents, self._max_steps, self.illegal_penalty, eng._scheme, MAX_REDEALS,
+            consts, deal, eng._p_forget,
         )  # fmt: skip
         self._check_redeals()
         eng._masks_fresh = False

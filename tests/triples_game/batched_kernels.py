@@ -1,5 +1,5 @@
 """Triples' rules as row kernels: what the shared single-agent loop
-(:mod:`memtab_env.vector.single_agent_kernels`) compiles into the game's batched view.
+(:mod:`memtab_env.vector.row_loops`) compiles into the game's batched view.
 
 State matrix ``st`` (int32, one row per game; ``P`` positions, ``n`` seats)::
 
@@ -10,7 +10,7 @@ State matrix ``st`` (int32, one row per game; ``P`` positions, ``n`` seats)::
 
 The deal, the generator columns, the reward shares and the memory models are every
 game's (:mod:`memtab_env.vector.batch_kernels`, :mod:`memtab_env.vector.memory_kernels`).
-``S = (st,)``; ``G = (cards, K, n, first, mem, window, max_flips)``.
+``tm`` is zero-width; ``G = (P, K, n, first, mem, window, max_flips)``; ``A = (cards,)``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from numba import njit
 from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
-from memtab_env.vector.single_agent_kernels import single_agent_kernels
+from memtab_env.vector.row_loops import compile_row_loops
 from tests.triples_game import rules
 
 DOWN, UP, GONE = rules.DOWN, rules.UP, rules.GONE
@@ -64,11 +64,12 @@ def new_game(st: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64, cards
             rn.seed_pcg64(rg, i, bt.R_MEM + rn.PCG_WORDS_64 * o, game_seed, 2, bt.MEMORY_KEY, o)
 
 
-@njit(cache=True)
-def apply_flip(st: np.ndarray, rg: np.ndarray, i: int, pos: int, P: int, n: int,
-               p_forget: float | None) -> bool:
-    """``Triples.apply_inplace`` (legal ``pos``) and the memory's reveal; True when the
-    flip ended the turn."""
+@njit(cache=True, inline="always")
+def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G: tuple,
+             p_forget: float | None) -> bool:
+    """``Triples.apply_inplace`` (legal ``pos``), the memory's reveal and the flip cap;
+    True when the flip ended the turn."""
+    P, n, max_flips = G[0], G[2], G[6]
     player = st[i, CURRENT]
     s0 = HEAD + P
     ended = False
@@ -103,6 +104,8 @@ def apply_flip(st: np.ndarray, rg: np.ndarray, i: int, pos: int, P: int, n: int,
     st[i, CLOCK] = clock
     st[i, HEAD + 3 * P + pos] = clock
     st[i, LASTACT + player] = clock
+    if st[i, OVER] == 0 and clock >= max_flips:
+        st[i, OVER] = OVER_TRUNCATED
     return ended
 
 
@@ -131,55 +134,47 @@ def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K
 
 # -- the row kernels of the single-agent loop ---------------------------------------------
 @njit(cache=True, inline="always")
-def row_reset(S: tuple, rg: np.ndarray, i: int, seed: np.uint64, G: tuple,
-              p_forget: float | None) -> None:
+def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
+              G: tuple, A: tuple, p_forget: float | None) -> None:
     bt.seed_slot(rg, i, seed)
-    new_game(S[0], rg, i, seed, G[0], G[2], G[3], p_forget)
+    new_game(st, rg, i, seed, A[0], G[2], G[3], p_forget)
 
 
 @njit(cache=True, inline="always")
-def row_next_game(S: tuple, rg: np.ndarray, i: int, G: tuple, p_forget: float | None) -> None:
+def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tuple, A: tuple,
+                  p_forget: float | None) -> None:
     rg[i, bt.R_GAMES] += np.uint64(1)
-    new_game(S[0], rg, i, rn.next_seed(rg, i, bt.R_SEEDS), G[0], G[2], G[3], p_forget)
+    new_game(st, rg, i, rn.next_seed(rg, i, bt.R_SEEDS), A[0], G[2], G[3], p_forget)
 
 
 @njit(cache=True, inline="always")
-def row_flip(S: tuple, rg: np.ndarray, i: int, a: int, G: tuple, p_forget: float | None) -> bool:
-    st = S[0]
-    ended = apply_flip(st, rg, i, a, G[0].shape[0], G[2], p_forget)
-    if st[i, OVER] == 0 and st[i, CLOCK] >= G[6]:
-        st[i, OVER] = OVER_TRUNCATED
-    return ended
+def row_ended(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, OVER])
 
 
 @njit(cache=True, inline="always")
-def row_ended(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, OVER])
+def row_turn(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, CURRENT])
 
 
 @njit(cache=True, inline="always")
-def row_turn(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, CURRENT])
+def row_seat(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, SEAT])
 
 
 @njit(cache=True, inline="always")
-def row_seat(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, SEAT])
+def row_set_seat(st: np.ndarray, tm: np.ndarray, i: int, seat: int) -> None:
+    st[i, SEAT] = seat
 
 
 @njit(cache=True, inline="always")
-def row_set_seat(S: tuple, i: int, seat: int) -> None:
-    S[0][i, SEAT] = seat
+def row_score(st: np.ndarray, tm: np.ndarray, i: int, seat: int, G: tuple) -> int:
+    return np.int64(st[i, SCORES + seat])
 
 
 @njit(cache=True, inline="always")
-def row_score(S: tuple, i: int, seat: int, G: tuple) -> int:
-    return np.int64(S[0][i, SCORES + seat])
-
-
-@njit(cache=True, inline="always")
-def row_result_bits(S: tuple, i: int, G: tuple) -> int:
-    st, n = S[0], G[2]
+def row_result_bits(st: np.ndarray, tm: np.ndarray, i: int, G: tuple) -> int:
+    n = G[2]
     best = st[i, SCORES]
     for j in range(1, n):
         best = max(best, st[i, SCORES + j])
@@ -191,14 +186,15 @@ def row_result_bits(S: tuple, i: int, G: tuple) -> int:
 
 
 @njit(cache=True, inline="always")
-def row_greedy(S: tuple, i: int, scratch: np.ndarray, G: tuple) -> int:
+def row_greedy(st: np.ndarray, tm: np.ndarray, i: int, scratch: np.ndarray, G: tuple) -> int:
     raise ValueError("Triples has no greedy opponent (the vector env refuses one)")
 
 
 @njit(cache=True, inline="always")
-def row_random(S: tuple, vg: np.ndarray, i: int, column: int, scratch: np.ndarray, G: tuple) -> int:
+def row_random(st: np.ndarray, tm: np.ndarray, vg: np.ndarray, i: int, column: int,
+               scratch: np.ndarray, G: tuple) -> int:
     """``legal[rng.integers(len(legal))]`` over the face-down positions."""
-    st, P = S[0], G[0].shape[0]
+    P = G[0]
     count = 0
     for p in range(P):
         count += st[i, HEAD + P + p] == DOWN
@@ -212,26 +208,26 @@ def row_random(S: tuple, vg: np.ndarray, i: int, column: int, scratch: np.ndarra
 
 
 @njit(cache=True, inline="always")
-def row_encode(S: tuple, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
-    encode_row(S[0], i, observer, out, G[0].shape[0], G[1], G[2], G[4], G[5])
+def row_encode(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
+    encode_row(st, i, observer, out, G[0], G[1], G[2], G[4], G[5])
 
 
 @njit(cache=True, inline="always")
-def row_mask(S: tuple, i: int, masks: np.ndarray, G: tuple) -> None:
-    st, P = S[0], G[0].shape[0]
+def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple) -> None:
+    P = G[0]
     live = st[i, OVER] == 0
     for p in range(P):
         masks[i, p] = live and st[i, HEAD + P + p] == DOWN
 
 
 @njit(cache=True, inline="always")
-def row_flips(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, CLOCK])
+def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, CLOCK])
 
 
 @njit(cache=True, inline="always")
-def row_turns(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, TURNS])
+def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, TURNS])
 
 
-single_agent = single_agent_kernels(globals(), "triples", [rn, bt, mm, rules, sys.modules[__name__]])
+loops = compile_row_loops(globals(), "triples", [rn, bt, mm, rules, sys.modules[__name__]])

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from memtab_env.vector.vector_env_base import BatchedVectorView
 from tests.triples_game import batched_kernels as tk
 from tests.triples_game.batched import BatchedTriples
@@ -27,6 +25,3 @@ class TriplesVectorEnv(BatchedVectorView):
                      game_options: dict[str, Any]) -> BatchedTriples:
         return BatchedTriples(num_envs, memory=memory, reward=reward, parallel=parallel,
                               **game_options)
-
-    def _row_args(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
-        return (self.engine.state,), self.engine.row_constants()

@@ -14,15 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from memtab_env.errors import InvalidOptionError
 from memtab_env.games.memory_board import batched_kernels as bk
 from memtab_env.games.memory_board.observation import MemoryBoardEncoder
 from memtab_env.games.memory_board.rules import MemoryBoard, MemoryBoardState
-from memtab_env.memory import parse_memory
-from memtab_env.rewards import check_reward_scheme
-from memtab_env.vector.batch_kernels import REWARD_CODES, rng_width
-from memtab_env.vector.engine_base import BatchedGames, KernelRunner, resolve_threads
-from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_WINDOW, MEMORY_CODES
+from memtab_env.vector.engine_base import BatchedGames
 
 
 class BatchedMemoryBoard(BatchedGames):
@@ -31,23 +26,23 @@ class BatchedMemoryBoard(BatchedGames):
     Args:
         num_envs: B.
         memory: memory model of :meth:`observations` (and of the vector env).
-        reward: ``"win"``, ``"score"`` or ``"turns"`` (the vector env's learner reward).
+        reward: ``"win"``, ``"score"`` (the change of the acting seat's tree) or
+            ``"turns"``.
+        autoreset: start a slot's next game in the step that ends one (default).
         parallel: threads, as :class:`~memtab_env.games.memtab.batched.BatchedMemTab`.
         **game_options: ``num_players`` (1..4), ``first_player``, ``board``, ``variant``,
             ``max_turns``, as :class:`~memtab_env.games.memory_board.rules.MemoryBoard`.
     """
 
+    kernels = bk
+    score_dtype = np.int16
+
     def __init__(self, num_envs: int, memory: str = "perfect", reward: str = "win",
-                 parallel: bool | int | None = None, **game_options: Any) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.num_envs = b = int(num_envs)
-        self.game = game = MemoryBoard(**game_options)
-        self.encoder = MemoryBoardEncoder(game)
-        self.memory_spec = parse_memory(memory)
-        self.reward_scheme = check_reward_scheme(reward)
-        n = self.num_players = game.num_players
-        self.first_player = game.first_player
+                 autoreset: bool = True, parallel: bool | int | None = None,
+                 **game_options: Any) -> None:
+        game = MemoryBoard(**game_options)
+        self._setup(num_envs, game, MemoryBoardEncoder(game), memory, reward, autoreset, parallel)
+        b, n = self.num_envs, self.num_players
         self.num_spaces = p = game.num_spaces
         self.num_positions = game.num_actions  # what the learner chooses among
         board = game.board
@@ -60,25 +55,15 @@ class BatchedMemoryBoard(BatchedGames):
         self._supply0 = np.array(board.trunks, dtype=np.int64)
         self._children = game.variant == "children"
         self._max_len = game.info.max_game_length
-        self._mem = MEMORY_CODES[self.memory_spec.kind]
-        decay = self._mem == MEM_DECAY
-        self._p_forget: float | None = float(self.memory_spec.param) if decay else None
-        self._window = int(self.memory_spec.param) if self._mem == MEM_WINDOW else 0
-        self._scheme = REWARD_CODES[self.reward_scheme]
-        self.threads = resolve_threads(parallel, b)
-        self.run = KernelRunner(self.threads)
-        self.state = np.zeros((b, bk.state_width(p, n, decay)), dtype=np.int32)
-        self.rng = np.zeros((b, rng_width(n, decay)), dtype=np.uint64)
-        self._final_bits = np.zeros(b, dtype=np.int64)
-        self._observers = np.full(b, -1, dtype=np.int64)
-        self._obs: np.ndarray | None = None
-        self._has_reset = False
-        self._masks_fresh = False
+        self.state = np.zeros((b, bk.state_width(p, n, self._decay)), dtype=np.int32)
+        self._no_times = np.zeros((b, 0), dtype=np.int32)  # the loops' second state matrix
 
-    def board_args(self) -> tuple[Any, ...]:
-        """The board and rule options, in the kernels' argument order."""
-        return (self._supply0, self._land, self._kland, self._adj, self._nbr,
-                self.game.num_landscapes, self._children, self.game.max_turns, self._max_len)
+    def _row_args(self) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...], tuple[Any, ...]]:
+        return self.state, self._no_times, (
+            self.num_spaces, self.game.num_kinds, self.num_players, self.first_player, self._land,
+            self._kland, self._adj, self._nbr, self.game.num_landscapes, self._children,
+            self.game.max_turns, self._max_len, self._mem, self._window,
+        ), (self._supply0,)  # fmt: skip
 
     @property
     def flips(self) -> np.ndarray:
@@ -107,6 +92,3 @@ class BatchedMemoryBoard(BatchedGames):
         st.over = bool(row[bk.OVER] == bk.OVER_RULES)
         st.capped = bool(row[bk.CAPPED])
         return st
-
-    def _buffers(self) -> tuple[np.ndarray, ...]:
-        return (self.state, self.rng, self._final_bits, self._observers)

@@ -7,8 +7,8 @@ call), as do :func:`encode_row` for ``MemoryBoardEncoder.encode`` and :func:`leg
 view step for step. The deal, the generator streams and the forgetting streams are those
 of every game (:mod:`memtab_env.vector.batch_kernels`, the same columns of the generator
 matrix; the memory models of :mod:`memtab_env.vector.memory_kernels`), and the
-single-agent loop is every game's (:mod:`memtab_env.vector.single_agent_kernels`,
-compiled over this module's row kernels as :data:`single_agent`).
+single-agent loop is every game's (:mod:`memtab_env.vector.row_loops`,
+compiled over this module's row kernels as :data:`loops`).
 
 The board is data: its arrays are kernel arguments (``land``: landscape of every space,
 ``kland``: landscape of every picture, ``adj``: int8 side adjacency, ``supply0``: the
@@ -52,7 +52,7 @@ from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
 from memtab_env.vector.numba_cache import invalidate_stale_cache
-from memtab_env.vector.single_agent_kernels import single_agent_kernels
+from memtab_env.vector.row_loops import compile_row_loops
 
 MAX_PLAYERS = 4
 CURRENT = 0
@@ -688,92 +688,94 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
 
 
 # =====================================================================================
-# the row kernels of the single-agent loop (memtab_env.vector.single_agent_kernels):
-# S = (st,), G = (K, n, first, supply0, land, kland, adj, nbr, L, children, max_turns,
-# max_len, mem, window)
+# the row kernels of the batched loops (memtab_env.vector.row_loops):
+# st, tm (zero-width), G = (P, K, n, first, land, kland, adj, nbr, L, children, max_turns,
+# max_len, mem, window), A = (supply0,)
 # =====================================================================================
 @njit(cache=True, inline="always")
-def row_reset(S: tuple, rg: np.ndarray, i: int, seed: np.uint64, G: tuple,
-              p_forget: float | None) -> None:
+def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
+              G: tuple, A: tuple, p_forget: float | None) -> None:
     bt.seed_slot(rg, i, seed)
-    new_game(S[0], rg, i, seed, G[4].shape[0], G[1], G[2], G[3], p_forget)
+    new_game(st, rg, i, seed, G[0], G[2], G[3], A[0], p_forget)
 
 
 @njit(cache=True, inline="always")
-def row_next_game(S: tuple, rg: np.ndarray, i: int, G: tuple, p_forget: float | None) -> None:
-    next_game(S[0], rg, i, G[4].shape[0], G[1], G[2], G[3], p_forget)
+def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tuple, A: tuple,
+                  p_forget: float | None) -> None:
+    next_game(st, rg, i, G[0], G[2], G[3], A[0], p_forget)
 
 
 @njit(cache=True, inline="always")
-def row_flip(S: tuple, rg: np.ndarray, i: int, a: int, G: tuple, p_forget: float | None) -> bool:
+def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, a: int, G: tuple,
+             p_forget: float | None) -> bool:
     """Any action (flip, place, end a return, pass); True when it ended the turn."""
-    code = apply(S[0], rg, i, a, G[4].shape[0], G[1], G[4], G[5], G[9], G[10], G[11], p_forget)
+    code = apply(st, rg, i, a, G[0], G[2], G[4], G[5], G[9], G[10], G[11], p_forget)
     return (code & TURN_OVER) != 0
 
 
 @njit(cache=True, inline="always")
-def row_ended(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, OVER])
+def row_ended(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, OVER])
 
 
 @njit(cache=True, inline="always")
-def row_turn(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, CURRENT])
+def row_turn(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, CURRENT])
 
 
 @njit(cache=True, inline="always")
-def row_seat(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, SEAT])
+def row_seat(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, SEAT])
 
 
 @njit(cache=True, inline="always")
-def row_set_seat(S: tuple, i: int, seat: int) -> None:
-    S[0][i, SEAT] = seat
+def row_set_seat(st: np.ndarray, tm: np.ndarray, i: int, seat: int) -> None:
+    st[i, SEAT] = seat
 
 
 @njit(cache=True, inline="always")
-def row_score(S: tuple, i: int, seat: int, G: tuple) -> int:
+def row_score(st: np.ndarray, tm: np.ndarray, i: int, seat: int, G: tuple) -> int:
     """The seat's tree height."""
-    return np.int64(tree(S[0], i, seat))
+    return np.int64(tree(st, i, seat))
 
 
 @njit(cache=True, inline="always")
-def row_result_bits(S: tuple, i: int, G: tuple) -> int:
-    return result_bits(S[0], i, G[4].shape[0], G[1])
+def row_result_bits(st: np.ndarray, tm: np.ndarray, i: int, G: tuple) -> int:
+    return result_bits(st, i, G[0], G[2])
 
 
 @njit(cache=True, inline="always")
-def row_greedy(S: tuple, i: int, scratch: np.ndarray, G: tuple) -> int:
-    return greedy_action(S[0], i, scratch, G[4].shape[0], G[1], G[4], G[5], G[6], G[7], G[8],
-                         G[12], G[13])
+def row_greedy(st: np.ndarray, tm: np.ndarray, i: int, scratch: np.ndarray, G: tuple) -> int:
+    return greedy_action(st, i, scratch, G[0], G[2], G[4], G[5], G[6], G[7], G[8], G[12],
+                         G[13])
 
 
 @njit(cache=True, inline="always")
-def row_random(S: tuple, vg: np.ndarray, i: int, column: int, scratch: np.ndarray, G: tuple) -> int:
-    return random_action(S[0], vg, i, scratch, G[4].shape[0], G[4], G[5], G[6], G[8], column)
+def row_random(st: np.ndarray, tm: np.ndarray, vg: np.ndarray, i: int, column: int,
+               scratch: np.ndarray, G: tuple) -> int:
+    return random_action(st, vg, i, scratch, G[0], G[4], G[5], G[6], G[8], column)
 
 
 @njit(cache=True, inline="always")
-def row_encode(S: tuple, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
-    encode_row(S[0], i, observer, out, G[4].shape[0], G[0], G[1], G[4], G[5], G[8], G[12],
-               G[13])
+def row_encode(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
+    encode_row(st, i, observer, out, G[0], G[1], G[2], G[4], G[5], G[8], G[12], G[13])
 
 
 @njit(cache=True, inline="always")
-def row_mask(S: tuple, i: int, masks: np.ndarray, G: tuple) -> None:
-    legal_row(S[0], i, masks, G[4].shape[0], G[4], G[5], G[6], G[8])
+def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple) -> None:
+    legal_row(st, i, masks, G[0], G[4], G[5], G[6], G[8])
 
 
 @njit(cache=True, inline="always")
-def row_flips(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, CLOCK])
+def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, CLOCK])
 
 
 @njit(cache=True, inline="always")
-def row_turns(S: tuple, i: int) -> int:
+def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     """Turns started (``MemoryBoardState.turn``)."""
-    return np.int64(S[0][i, TURN])
+    return np.int64(st[i, TURN])
 
 
 invalidate_stale_cache(globals(), [rn, bt, mm, mb], "memory_board_batched_kernels.deps")
-single_agent = single_agent_kernels(globals(), "memory_board", [rn, bt, mm, mb, sys.modules[__name__]])
+loops = compile_row_loops(globals(), "memory_board", [rn, bt, mm, mb, sys.modules[__name__]])

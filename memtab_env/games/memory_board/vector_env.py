@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from memtab_env.games.memory_board import batched_kernels as bk
 from memtab_env.games.memory_board.batched import BatchedMemoryBoard
 from memtab_env.games.memory_board.rules import MemoryBoardState
@@ -41,11 +39,6 @@ class MemoryBoardVectorEnv(BatchedVectorView):
                      game_options: dict[str, Any]) -> BatchedMemoryBoard:
         return BatchedMemoryBoard(num_envs, memory=memory, reward=reward, parallel=parallel,
                                   **game_options)
-
-    def _row_args(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
-        eng = self.engine
-        return (eng.state,), (eng.game.num_kinds, eng.num_players, eng.first_player,
-                              *eng.board_args(), eng._mem, eng._window)
 
     def get_state(self, i: int) -> MemoryBoardState:
         """Game ``i`` as a scalar :class:`~memtab_env.games.memory_board.rules.MemoryBoardState`."""

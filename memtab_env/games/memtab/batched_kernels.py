@@ -6,8 +6,8 @@ row (:mod:`memtab_env.games.memtab.rules_kernels`, ``STATE_SIZE`` columns), and 
 rules exist once. This module adds what a batch needs around it: the deal (NumPy's
 generator, bit for bit, :mod:`memtab_env.vector.rng`), memory models, scores, rewards,
 auto-reset, observations, masks, the opponents of the single-agent view, and the row
-kernels over which :mod:`memtab_env.vector.single_agent_kernels` compiles every game's
-single-agent loop (:data:`single_agent`).
+kernels over which :mod:`memtab_env.vector.row_loops` compiles every game's
+single-agent loop (:data:`loops`).
 ``tests/test_vector_engine.py`` still plays many thousands of games through the batch and
 the scalar env side by side and compares everything after every flip.
 
@@ -51,11 +51,7 @@ from memtab_env.vector.batch_kernels import (
     R_GAMES,
     R_MEM,
     R_SEEDS,
-    REWARD_SCORE,
-    REWARD_TURNS,
-    REWARD_WIN,
     seed_slot,
-    win_reward,
 )
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
 from memtab_env.vector.numba_cache import invalidate_stale_cache
@@ -67,7 +63,7 @@ from memtab_env.vector.rng import (
     seed_pcg64_buffered,
     shuffle_row,
 )
-from memtab_env.vector.single_agent_kernels import single_agent_kernels
+from memtab_env.vector.row_loops import compile_row_loops
 
 P = mk.NUM_POSITIONS
 K = mk.NUM_KINDS
@@ -224,12 +220,13 @@ def reset_slot(
 
 
 @njit(inline="always", cache=True)
-def apply_flip(
-    st: np.ndarray, rg: np.ndarray, i: int, pos: int, n: int, p_forget: float | None
-) -> int:
+def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G: tuple,
+             p_forget: float | None) -> bool:
     """Flip ``pos`` for the seat on turn in game ``i`` (legal: the caller checked) with the
-    scalar engine's ``rules_kernels.step`` on the row (inlined), then keep the scores and memory
-    (``Memory.on_action(player, [pos])``) up to date. Returns the step's result code."""
+    scalar engine's ``rules_kernels.step`` on the row (inlined), then keep the scores and
+    memory (``Memory.on_action(player, [pos])``) up to date. True when the flip ended the
+    turn."""
+    n = G[0]
     player = np.int64(st[i, CURRENT])
     kind = np.int64(st[i, LAYOUT + pos])
     code = _rules_step(st[i], pos, n)
@@ -242,13 +239,7 @@ def apply_flip(
     st[i, CLOCK] = clock
     st[i, RTIME + pos] = clock
     st[i, BASE + n + player] = clock
-    return code
-
-
-@njit(cache=True)
-def is_legal(st: np.ndarray, i: int, action: int) -> bool:
-    """Whether ``action`` flips a face-down card of game ``i``, which is not over."""
-    return st[i, OVER] == 0 and 0 <= action < P and st[i, STATUS + action] == DOWN
+    return (code & mk.TURN_OVER) != 0
 
 
 @njit(cache=True)
@@ -406,114 +397,11 @@ def greedy_action(st: np.ndarray, i: int, n: int, mem: int, window: int) -> int:
 # the batched engine
 # =====================================================================================
 @njit(cache=True, nogil=True)
-def reset_range(
-    st: np.ndarray,
-    rg: np.ndarray,
-    indices: np.ndarray,
-    seeds: np.ndarray,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    lo: int,
-    hi: int,
-) -> None:
-    """Explicit reset of the slots ``indices[lo:hi]`` with ``seeds[lo:hi]``."""
-    for j in range(lo, hi):
-        reset_slot(st, rg, indices[j], seeds[j], n, first, p_forget)
-
-
-@njit(cache=True, nogil=True)
 def set_layouts(st: np.ndarray, indices: np.ndarray, layouts: np.ndarray) -> None:
     """Replace the deals of the fresh games ``indices`` by ``layouts`` (checked decks)."""
     for j in range(indices.shape[0]):
         for p in range(P):
             st[indices[j], LAYOUT + p] = layouts[j, p]
-
-
-@njit(cache=True, nogil=True)
-def first_illegal(st: np.ndarray, actions: np.ndarray) -> int:
-    """Index of the first game whose action is illegal (any action is illegal in a
-    finished game), or -1."""
-    for i in range(st.shape[0]):
-        if not is_legal(st, i, actions[i]):
-            return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def first_illegal_live(st: np.ndarray, actions: np.ndarray) -> int:
-    """Index of the first game not over whose action is illegal, or -1. (A separate kernel
-    rather than a flag of :func:`first_illegal`: the flag made numba's loop 9x slower.)"""
-    for i in range(st.shape[0]):
-        if st[i, OVER] == 0 and not is_legal(st, i, actions[i]):
-            return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def step_range(
-    st: np.ndarray,
-    rg: np.ndarray,
-    actions: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    final_scores: np.ndarray,
-    final_bits: np.ndarray,
-    final_seed: np.ndarray,
-    masks: np.ndarray,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    scheme: int,
-    autoreset: bool,
-    lo: int,
-    hi: int,
-) -> None:
-    """One flip in each game ``lo..hi-1`` (actions already checked legal), then the
-    game's action mask into ``masks`` (fused: the row is in cache).
-
-    ``rewards[i, seat]`` under the reward ``scheme``: ``win`` terminal shares, ``score``
-    the change of every seat's score, ``turns`` -1 to the seat whose turn the flip
-    ended. When a game ends, ``terminated[i]`` is set and its final scores,
-    :func:`result_bits` and game seed are copied out before ``autoreset`` starts the
-    slot's next game; without it a finished game is left as it is (its action ignored).
-    """
-    for i in range(lo, hi):
-        terminated[i] = False
-        for j in range(n):
-            rewards[i, j] = 0.0
-        if st[i, OVER] != 0:
-            continue
-        actor = np.int64(st[i, CURRENT])
-        before = np.int64(st[i, BASE + actor])
-        code = apply_flip(st, rg, i, actions[i], n, p_forget)
-        if scheme == REWARD_SCORE:
-            rewards[i, actor] = np.int64(st[i, BASE + actor]) - before
-        elif scheme == REWARD_TURNS and code & mk.TURN_OVER:
-            rewards[i, actor] = -1.0
-        if code & mk.GAME_OVER:
-            terminated[i] = True
-            bits = result_bits(st, i, n)
-            for j in range(n):
-                final_scores[i, j] = st[i, BASE + j]
-                if scheme == REWARD_WIN:
-                    rewards[i, j] = win_reward(bits, j, n)
-            final_bits[i] = bits
-            final_seed[i] = rg[i, R_GAME_SEED]
-            if autoreset:
-                next_game(st, rg, i, n, first, p_forget)
-        live = st[i, OVER] == 0
-        for p in range(P):
-            masks[i, p] = live & (st[i, STATUS + p] == DOWN)
-
-
-@njit(cache=True, nogil=True)
-def masks_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
-    """``legal_mask`` of each game ``lo..hi-1`` as int8 rows (all zero once over)."""
-    for i in range(lo, hi):
-        live = st[i, OVER] == 0
-        for p in range(P):
-            out[i, p] = live & (st[i, STATUS + p] == DOWN)
 
 
 @njit(cache=True, nogil=True)
@@ -539,30 +427,6 @@ def remembered_range(
 
 
 @njit(cache=True, nogil=True)
-def encode_range(
-    st: np.ndarray,
-    observers: np.ndarray,
-    out: np.ndarray,
-    n: int,
-    mem: int,
-    window: int,
-    lo: int,
-    hi: int,
-) -> None:
-    """Observation rows of games ``lo..hi-1``; observer -1 = the seat on turn."""
-    for i in range(lo, hi):
-        o = observers[i] if observers[i] >= 0 else np.int64(st[i, CURRENT])
-        encode_row(st, i, o, out, n, mem, window)
-
-
-@njit(cache=True, nogil=True)
-def random_range(st: np.ndarray, rg: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
-    """The ``random`` policy's flip in games ``lo..hi-1`` (-1 once over)."""
-    for i in range(lo, hi):
-        out[i] = random_action(st, rg, i, R_AUX) if st[i, OVER] == 0 else -1
-
-
-@njit(cache=True, nogil=True)
 def greedy_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
     """The ``greedy`` policy's flip (perfect memory) in games ``lo..hi-1`` (-1 once over)."""
     for i in range(lo, hi):
@@ -570,92 +434,89 @@ def greedy_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
 
 
 # =====================================================================================
-# the row kernels of the single-agent loop (memtab_env.vector.single_agent_kernels):
-# S = (st,), G = (n, first, mem, window)
+# the row kernels of the batched loops (memtab_env.vector.row_loops):
+# st, tm (zero-width), G = (n, first, mem, window), A = ()
 # =====================================================================================
 @njit(cache=True, inline="always")
-def row_reset(S: tuple, rg: np.ndarray, i: int, seed: np.uint64, G: tuple,
-              p_forget: float | None) -> None:
-    reset_slot(S[0], rg, i, seed, G[0], G[1], p_forget)
+def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
+              G: tuple, A: tuple, p_forget: float | None) -> None:
+    reset_slot(st, rg, i, seed, G[0], G[1], p_forget)
 
 
 @njit(cache=True, inline="always")
-def row_next_game(S: tuple, rg: np.ndarray, i: int, G: tuple, p_forget: float | None) -> None:
-    next_game(S[0], rg, i, G[0], G[1], p_forget)
+def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tuple, A: tuple,
+                  p_forget: float | None) -> None:
+    next_game(st, rg, i, G[0], G[1], p_forget)
 
 
 @njit(cache=True, inline="always")
-def row_flip(S: tuple, rg: np.ndarray, i: int, a: int, G: tuple, p_forget: float | None) -> bool:
-    return (apply_flip(S[0], rg, i, a, G[0], p_forget) & mk.TURN_OVER) != 0
+def row_ended(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, OVER])
 
 
 @njit(cache=True, inline="always")
-def row_ended(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, OVER])
+def row_turn(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, CURRENT])
 
 
 @njit(cache=True, inline="always")
-def row_turn(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, CURRENT])
+def row_seat(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, SEAT])
 
 
 @njit(cache=True, inline="always")
-def row_seat(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, SEAT])
+def row_set_seat(st: np.ndarray, tm: np.ndarray, i: int, seat: int) -> None:
+    st[i, SEAT] = seat
 
 
 @njit(cache=True, inline="always")
-def row_set_seat(S: tuple, i: int, seat: int) -> None:
-    S[0][i, SEAT] = seat
+def row_score(st: np.ndarray, tm: np.ndarray, i: int, seat: int, G: tuple) -> int:
+    return np.int64(st[i, BASE + seat])
 
 
 @njit(cache=True, inline="always")
-def row_score(S: tuple, i: int, seat: int, G: tuple) -> int:
-    return np.int64(S[0][i, BASE + seat])
+def row_result_bits(st: np.ndarray, tm: np.ndarray, i: int, G: tuple) -> int:
+    return result_bits(st, i, G[0])
 
 
 @njit(cache=True, inline="always")
-def row_result_bits(S: tuple, i: int, G: tuple) -> int:
-    return result_bits(S[0], i, G[0])
-
-
-@njit(cache=True, inline="always")
-def row_greedy(S: tuple, i: int, scratch: np.ndarray, G: tuple) -> int:
+def row_greedy(st: np.ndarray, tm: np.ndarray, i: int, scratch: np.ndarray, G: tuple) -> int:
     n, _, mem, window = G
-    return greedy_action(S[0], i, n, mem, window)
+    return greedy_action(st, i, n, mem, window)
 
 
 @njit(cache=True, inline="always")
-def row_random(S: tuple, vg: np.ndarray, i: int, column: int, scratch: np.ndarray, G: tuple) -> int:
-    return random_action(S[0], vg, i, column)
+def row_random(st: np.ndarray, tm: np.ndarray, vg: np.ndarray, i: int, column: int,
+               scratch: np.ndarray, G: tuple) -> int:
+    return random_action(st, vg, i, column)
 
 
 @njit(cache=True, inline="always")
-def row_encode(S: tuple, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
+def row_encode(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
     n, _, mem, window = G
-    encode_row(S[0], i, observer, out, n, mem, window)
+    encode_row(st, i, observer, out, n, mem, window)
 
 
 @njit(cache=True, inline="always")
-def row_mask(S: tuple, i: int, masks: np.ndarray, G: tuple) -> None:
-    st = S[0]
+def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple) -> None:
+    live = st[i, OVER] == 0
     for p in range(P):
-        masks[i, p] = st[i, STATUS + p] == DOWN
+        masks[i, p] = live & (st[i, STATUS + p] == DOWN)
 
 
 @njit(cache=True, inline="always")
-def row_flips(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, CLOCK])
+def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, CLOCK])
 
 
 @njit(cache=True, inline="always")
-def row_turns(S: tuple, i: int) -> int:
+def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     """Turns started (``MemTabState.turn``)."""
-    return np.int64(S[0][i, TURN])
+    return np.int64(st[i, TURN])
 
 
 invalidate_stale_cache(globals(), [mk, _rng_module, _batch_module, _memory_module],
                        "memtab_batched_kernels.deps")
-single_agent = single_agent_kernels(
+loops = compile_row_loops(
     globals(), "memtab", [mk, _rng_module, _batch_module, _memory_module, sys.modules[__name__]]
 )

@@ -94,9 +94,5 @@ class MemTabVectorEnv(BatchedVectorView):
     def num_positions(self) -> int:
         return NUM_POSITIONS
 
-    def _row_args(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
-        eng = self.engine
-        return (eng.state,), (eng.num_players, eng.first_player, eng._mem, eng._window)
-
     def _final_extra(self) -> dict[str, np.ndarray]:
         return {"instant_win": (self._final_bits & 1).astype(bool)}

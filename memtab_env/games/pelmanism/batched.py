@@ -64,20 +64,10 @@ from typing import Any
 
 import numpy as np
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError
 from memtab_env.games.pelmanism import batched_kernels as pk
 from memtab_env.games.pelmanism.observation import PelmanismEncoder
 from memtab_env.games.pelmanism.rules import Pelmanism, PelmanismState
-from memtab_env.memory import parse_memory
-from memtab_env.rewards import check_reward_scheme
-from memtab_env.vector.batch_kernels import REWARD_CODES, rng_width
-from memtab_env.vector.engine_base import (
-    BatchedGames,
-    KernelRunner,
-    resolve_threads,
-    take_actions,
-)
-from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_WINDOW, MEMORY_CODES
+from memtab_env.vector.engine_base import BatchedGames
 
 
 class BatchedPelmanism(BatchedGames):
@@ -111,6 +101,9 @@ class BatchedPelmanism(BatchedGames):
         ``truncated``; winners only where ``terminated``).
     """
 
+    kernels = pk
+    action_words = ("flip position", "face-down positions that may be flipped")
+
     def __init__(
         self,
         num_envs: int,
@@ -123,57 +116,30 @@ class BatchedPelmanism(BatchedGames):
         autoreset: bool = True,
         parallel: bool | int | None = None,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.num_envs = int(num_envs)
-        self.game = Pelmanism(
-            deck=deck, num_players=num_players, first_player=first_player, max_turns=max_turns
-        )
-        self.encoder = PelmanismEncoder(self.game)
-        self.memory_spec = parse_memory(memory)
-        self.reward_scheme = check_reward_scheme(reward)
-        self.autoreset = bool(autoreset)
-        n = self.num_players = self.game.num_players
-        p = self.num_positions = self.game.num_positions
-        self.num_kinds = self.game.num_kinds
-        self.first_player = self.game.first_player
-        self.max_turns = self.game.max_turns
+        game = Pelmanism(deck=deck, num_players=num_players, first_player=first_player,
+                         max_turns=max_turns)
+        self._setup(num_envs, game, PelmanismEncoder(game), memory, reward, autoreset, parallel)
+        b, n = self.num_envs, self.num_players
+        p = self.num_positions = game.num_positions
+        self.num_kinds = game.num_kinds
+        self.max_turns = game.max_turns
         self._max_turns = 0 if self.max_turns is None else int(self.max_turns)
         #: flips at which a game is truncated (the AEC env's ``max_game_length``)
-        self.max_flips = int(self.game.info.max_game_length)
-        self._cards = np.ascontiguousarray(self.game.deck.cards, dtype=np.int8)
-        self._card_kind = np.ascontiguousarray(self.game.deck.card_kind, dtype=np.int8)
-        self._mem = MEMORY_CODES[self.memory_spec.kind]
-        self._decay = self._mem == MEM_DECAY
-        # the decay probability, or None: kernels compile the other models without decay
-        self._p_forget: float | None = float(self.memory_spec.param) if self._decay else None
-        self._window = int(self.memory_spec.param) if self._mem == MEM_WINDOW else 0
-        self._scheme = REWARD_CODES[self.reward_scheme]
-        self.threads = resolve_threads(parallel, self.num_envs)
-        self.run = KernelRunner(self.threads)
-
-        b = self.num_envs
+        self.max_flips = int(game.info.max_game_length)
+        self._cards = np.ascontiguousarray(game.deck.cards, dtype=np.int8)
+        self._card_kind = np.ascontiguousarray(game.deck.card_kind, dtype=np.int8)
         self.state = np.zeros((b, pk.state_width(p, n, self._decay)), dtype=np.int8)
         self.times = np.zeros((b, pk.time_width(p)), dtype=np.int32)
-        self.rng = np.zeros((b, rng_width(n, self._decay)), dtype=np.uint64)
-        self.obs_size = self.encoder.size
-        # preallocated outputs
-        self._rewards = np.zeros((b, n), dtype=np.float32)
-        self._terminated = np.zeros(b, dtype=bool)
-        self._truncated = np.zeros(b, dtype=bool)
-        self.final_scores = np.zeros((b, n), dtype=np.int8)
-        self._final_bits = np.zeros(b, dtype=np.int64)
-        self.final_game_seed = np.zeros(b, dtype=np.uint64)
-        self.final_turns = np.zeros(b, dtype=np.int64)
-        self.final_flips = np.zeros(b, dtype=np.int64)
-        self._masks = np.zeros((b, p), dtype=np.int8)
-        self._obs: np.ndarray | None = None  # int8 observations, allocated on first use
         self._remembered = np.zeros((b, p), dtype=bool)
-        self._actions = np.zeros(b, dtype=np.int64)
-        self._observers = np.full(b, -1, dtype=np.int64)
-        self._all = np.arange(b, dtype=np.int64)
-        self._has_reset = False
-        self._masks_fresh = False
+
+    def _row_args(self) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...], tuple[Any, ...]]:
+        return self.state, self.times, (
+            self.num_positions, self.num_kinds, self.num_players, self.first_player, self._mem,
+            self._window, self._max_turns, self.max_flips,
+        ), (self._cards, self._card_kind)  # fmt: skip
+
+    def _set_layouts(self, indices: np.ndarray, layouts: np.ndarray) -> None:
+        pk.set_layouts(self.state, indices, layouts, self._card_kind)
 
     # -- views of the state matrices ----------------------------------------------------
     def _block(self, col: int) -> np.ndarray:
@@ -247,120 +213,7 @@ class BatchedPelmanism(BatchedGames):
         """(B,) flips made in each game so far."""
         return self.times[:, pk.CLOCK]
 
-    # -- lifecycle ----------------------------------------------------------------------
-    def reset(
-        self,
-        seed: int | Sequence[int] | np.ndarray | None = None,
-        indices: Sequence[int] | np.ndarray | None = None,
-        layouts: Sequence[Any] | np.ndarray | None = None,
-    ) -> None:
-        """Start new games (explicit reset: the slots' seed streams restart).
-
-        Args:
-            seed: ``None`` (fresh entropy), an int (slot ``j`` of the reset gets
-                ``seed + j``) or one seed per reset slot, each in ``[0, 2**64)``.
-            indices: the slots to reset (default: all). The first call resets all.
-            layouts: optional deals, one per reset slot (card codes or card ids, checked
-                as in ``Pelmanism.from_layout``), replacing the seeded deal; the game seed
-                still seeds memory and auxiliary streams (as the AEC env's ``layout``).
-        """
-        idx, seeds, parsed = self._reset_slots(seed, indices, layouts, self.game.parse_layout)
-        self.run(
-            pk.reset_range, idx.size, self.state, self.times, self.rng, idx, seeds, self._cards,
-            self._card_kind, self.num_players, self.first_player, self._p_forget,
-        )  # fmt: skip
-        if parsed is not None:
-            pk.set_layouts(self.state, idx, parsed, self._card_kind)
-        self._has_reset = True
-        self._masks_fresh = False
-
-    def step(self, actions: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Flip ``actions[i]`` in game ``i`` for the seat on turn there.
-
-        Every action is checked first; an illegal one raises
-        :class:`~memtab_env.errors.IllegalActionError` naming the game and its legal
-        flips, and no game changes (without auto-reset the actions of ended games are
-        ignored). Returns ``(rewards, terminated, truncated)``: ``rewards`` (B, n) float32
-        per seat, ``terminated`` (B,) bool (over by the rules), ``truncated`` (B,) bool
-        (the flips reached :attr:`max_flips`). With auto-reset the games that ended are
-        already replaced by their slot's next game; their results are in
-        :attr:`final_scores`, :attr:`final_winners`, :attr:`final_game_seed`,
-        :attr:`final_turns` and :attr:`final_flips`. The arrays are overwritten by the
-        next step.
-        """
-        self._check_reset()
-        acts = self._actions
-        a = take_actions(actions, acts)
-        p = self.num_positions
-        check = pk.first_illegal if self.autoreset else pk.first_illegal_live
-        bad = check(self.state, acts, p)
-        if bad >= 0:
-            legal = np.flatnonzero(self._legal_row(bad)).tolist()
-            raise IllegalActionError(
-                f"game {bad}: cannot flip position {int(a[bad])} (positions are 0..{p - 1}); "
-                f"face-down positions that may be flipped: {legal}. No game was changed."
-            )
-        args = (
-            self.state, self.times, self.rng, acts, self._rewards, self._terminated,
-            self._truncated, self.final_scores, self._final_bits, self.final_game_seed,
-            self.final_turns, self.final_flips, self._masks, self._cards, self._card_kind,
-            self.num_players, self.first_player, self._p_forget, self._max_turns,
-            self.max_flips, self._scheme, self.autoreset,
-        )  # fmt: skip
-        self.run(pk.step_range, self.num_envs, *args)
-        self._masks_fresh = True  # step wrote the masks of the games it left
-        return self._rewards, self._terminated, self._truncated
-
-    def _legal_row(self, i: int) -> np.ndarray:
-        if self.state[i, pk.OVER] != 0:
-            return np.zeros(self.num_positions, dtype=bool)
-        return self.status[i] == 0
-
     # -- queries ------------------------------------------------------------------------
-    def action_masks(self) -> np.ndarray:
-        """(B, P) int8: the legal flips of the seat on turn (all zeros once ended).
-        A preallocated buffer, overwritten by the next step (which computes it)."""
-        self._check_reset()
-        if self._masks_fresh:
-            return self._masks
-        self._masks_fresh = True
-        self.run(pk.masks_range, self.num_envs, self.state, self._masks, self.num_positions)
-        return self._masks
-
-    def observations(
-        self,
-        observer: int | Sequence[int] | np.ndarray | None = None,
-        out: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """(B, D) flat observations, byte for byte ``PelmanismEncoder.encode(state,
-        observer, memory.remembered(observer, face_down))``.
-
-        Args:
-            observer: ``None`` (the seat on turn in each game), a seat, or one per game.
-            out: optional (B, D) int8 or float32 C-contiguous array to write into; by
-                default a preallocated int8 buffer, overwritten by the next call.
-        """
-        self._check_reset()
-        observers = self._observer_array(observer)
-        if out is None:
-            if self._obs is None:
-                self._obs = np.zeros((self.num_envs, self.obs_size), dtype=np.int8)
-            out = self._obs
-        elif (
-            out.shape != (self.num_envs, self.obs_size)
-            or not out.flags.c_contiguous
-            or out.dtype not in (np.int8, np.float32)
-        ):
-            raise InvalidOptionError(
-                f"out must be a C-contiguous int8 or float32 array of shape "
-                f"({self.num_envs}, {self.obs_size}), got {out.dtype} {out.shape}"
-            )
-        self.run(
-            pk.encode_range, self.num_envs, self.state, self.times, observers, out,
-            self.num_positions, self.num_kinds, self.num_players, self._mem, self._window,
-        )  # fmt: skip
-        return out
-
     def remembered(self, observer: int | Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """(B, P) bool: ``Memory.remembered(observer, face_down)`` of each game
         (observer ``None`` = the seat on turn). A preallocated buffer."""
@@ -371,15 +224,6 @@ class BatchedPelmanism(BatchedGames):
             self.num_players, self._mem, self._window, 0, self.num_envs,
         )  # fmt: skip
         return self._remembered
-
-    def random_actions(self, out: np.ndarray | None = None) -> np.ndarray:
-        """(B,) int64: a uniform legal flip per game from its auxiliary stream
-        (``legal[rng.integers(len(legal))]``; -1 for an ended game)."""
-        self._check_reset()
-        if out is None:
-            out = np.empty(self.num_envs, dtype=np.int64)
-        self.run(pk.random_range, self.num_envs, self.state, self.rng, out, self.num_positions)
-        return out
 
     def greedy_actions(self, out: np.ndarray | None = None) -> np.ndarray:
         """(B,) int64: ``agents.pelmanism_agents.PelmanismGreedyAgent`` (``own_memory=True``)
@@ -419,10 +263,5 @@ class BatchedPelmanism(BatchedGames):
         st.over = bool(row[pk.OVER] == pk.OVER_RULES)
         return st
 
-    def _buffers(self) -> tuple[np.ndarray, ...]:
-        return (
-            self.state, self.times, self.rng, self._rewards, self._terminated, self._truncated,
-            self.final_scores, self._final_bits, self.final_game_seed, self.final_turns,
-            self.final_flips, self._masks, self._remembered, self._actions, self._observers,
-            self._all,
-        )  # fmt: skip
+    def _extra_buffers(self) -> tuple[np.ndarray, ...]:
+        return (self._remembered,)

@@ -3,7 +3,7 @@
 The rules are restated here. The scalar engine's transition
 (:meth:`memtab_env.games.pelmanism.rules.Pelmanism.apply_inplace`) is plain Python over a
 :class:`~memtab_env.games.pelmanism.rules.PelmanismState` object, which compiled loops cannot
-call, so :func:`apply_flip` re-expresses it, line for line, over one row of the matrices
+call, so :func:`row_flip` re-expresses it, line for line, over one row of the matrices
 (as do :func:`encode_row` for ``PelmanismEncoder.encode``, :func:`memory_threshold` for
 :class:`memtab_env.memory.Memory` and :func:`greedy_action` for
 ``agents.pelmanism_agents.PelmanismGreedyAgent``). What keeps the two equal is
@@ -14,8 +14,8 @@ masks, rewards and ends after every flip. The deal, the generator streams and th
 streams are NumPy's generator itself, bit for bit (:mod:`memtab_env.vector.rng`), and the
 reward shares, generator columns and codes are every game's (:mod:`memtab_env.vector.batch_kernels`),
 and so are the memory models (:mod:`memtab_env.vector.memory_kernels`) and the
-single-agent loop (:mod:`memtab_env.vector.single_agent_kernels`, compiled over this
-module's row kernels as :data:`single_agent`).
+single-agent loop (:mod:`memtab_env.vector.row_loops`, compiled over this
+module's row kernels as :data:`loops`).
 
 ``P`` positions, ``K`` kinds, ``n`` players (the configuration is passed to every kernel).
 
@@ -80,11 +80,7 @@ from memtab_env.vector.batch_kernels import (
     R_GAMES,
     R_MEM,
     R_SEEDS,
-    REWARD_SCORE,
-    REWARD_TURNS,
-    REWARD_WIN,
     seed_slot,
-    win_reward,
 )
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
 from memtab_env.vector.numba_cache import invalidate_stale_cache
@@ -96,7 +92,7 @@ from memtab_env.vector.rng import (
     seed_pcg64_buffered,
     shuffle_row,
 )
-from memtab_env.vector.single_agent_kernels import single_agent_kernels
+from memtab_env.vector.row_loops import compile_row_loops
 
 MAX_PLAYERS = 6
 # -- state matrix (int8) columns -------------------------------------------------------
@@ -117,7 +113,7 @@ TURNS = 1
 LASTACT = 2
 RTIME = LASTACT + MAX_PLAYERS
 
-# -- apply_flip result bits ------------------------------------------------------------
+# -- row_flip result bits ----------------------------------------------------------------
 MATCH = 1
 TURN_OVER = 2
 GAME_OVER = 4
@@ -269,20 +265,13 @@ def reset_slot(
 
 
 @njit(inline="always", cache=True)
-def apply_flip(
-    st: np.ndarray,
-    tm: np.ndarray,
-    rg: np.ndarray,
-    i: int,
-    pos: int,
-    P: int,
-    n: int,
-    p_forget: float | None,
-    max_turns: int,
-) -> int:
+def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G: tuple,
+             p_forget: float | None) -> bool:
     """Flip ``pos`` (legal: the caller checked) for the seat on turn in game ``i``:
-    ``Pelmanism.apply_inplace`` then ``Memory.on_action(player, [pos])``. Returns the
-    result bits ``MATCH``, ``TURN_OVER``, ``GAME_OVER``. ``max_turns`` 0 = no house rule."""
+    ``Pelmanism.apply_inplace`` then ``Memory.on_action(player, [pos])``, then the AEC
+    env's flip cap (``max_game_length``: the game is truncated once its flips reach
+    ``max_flips``). True when the flip ended the turn. ``max_turns`` 0 = no house rule."""
+    P, _, n, _, _, _, max_turns, max_flips = G
     player = np.int64(st[i, CURRENT])
     kcol = HEAD + P
     scol = HEAD + 2 * P
@@ -324,13 +313,9 @@ def apply_flip(
     tm[i, CLOCK] = clock
     tm[i, RTIME + pos] = clock
     tm[i, LASTACT + player] = clock
-    return code
-
-
-@njit(cache=True)
-def is_legal(st: np.ndarray, i: int, action: int, P: int) -> bool:
-    """Whether ``action`` flips a face-down card of game ``i``, which has not ended."""
-    return st[i, OVER] == 0 and 0 <= action < P and st[i, HEAD + 2 * P + action] == DOWN
+    if st[i, OVER] == 0 and clock >= max_flips:
+        st[i, OVER] = OVER_TRUNCATED
+    return (code & TURN_OVER) != 0
 
 
 @njit(cache=True)
@@ -533,26 +518,6 @@ def greedy_action(
 # the batched engine
 # =====================================================================================
 @njit(cache=True, nogil=True)
-def reset_range(
-    st: np.ndarray,
-    tm: np.ndarray,
-    rg: np.ndarray,
-    indices: np.ndarray,
-    seeds: np.ndarray,
-    cards: np.ndarray,
-    card_kind: np.ndarray,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    lo: int,
-    hi: int,
-) -> None:
-    """Explicit reset of the slots ``indices[lo:hi]`` with ``seeds[lo:hi]``."""
-    for j in range(lo, hi):
-        reset_slot(st, tm, rg, indices[j], seeds[j], cards, card_kind, n, first, p_forget)
-
-
-@njit(cache=True, nogil=True)
 def set_layouts(st: np.ndarray, indices: np.ndarray, layouts: np.ndarray, card_kind: np.ndarray) -> None:
     """Replace the deals of the fresh games ``indices`` by ``layouts`` (checked card ids)."""
     P = layouts.shape[1]
@@ -560,114 +525,6 @@ def set_layouts(st: np.ndarray, indices: np.ndarray, layouts: np.ndarray, card_k
         for p in range(P):
             st[indices[j], HEAD + p] = layouts[j, p]
         set_kinds(st, indices[j], card_kind, P)
-
-
-@njit(cache=True, nogil=True)
-def first_illegal(st: np.ndarray, actions: np.ndarray, P: int) -> int:
-    """Index of the first game whose action is illegal (any action is illegal in a game
-    that has ended), or -1."""
-    for i in range(st.shape[0]):
-        if not is_legal(st, i, actions[i], P):
-            return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def first_illegal_live(st: np.ndarray, actions: np.ndarray, P: int) -> int:
-    """Index of the first game not ended whose action is illegal, or -1 (without
-    auto-reset the actions of ended games are ignored)."""
-    for i in range(st.shape[0]):
-        if st[i, OVER] == 0 and not is_legal(st, i, actions[i], P):
-            return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def step_range(
-    st: np.ndarray,
-    tm: np.ndarray,
-    rg: np.ndarray,
-    actions: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-    final_scores: np.ndarray,
-    final_bits: np.ndarray,
-    final_seed: np.ndarray,
-    final_turns: np.ndarray,
-    final_flips: np.ndarray,
-    masks: np.ndarray,
-    cards: np.ndarray,
-    card_kind: np.ndarray,
-    n: int,
-    first: int,
-    p_forget: float | None,
-    max_turns: int,
-    max_flips: int,
-    scheme: int,
-    autoreset: bool,
-    lo: int,
-    hi: int,
-) -> None:
-    """One flip in each game ``lo..hi-1`` (actions already checked legal), then the
-    game's action mask into ``masks``.
-
-    ``rewards[i, seat]`` under ``scheme``: ``win`` terminal shares, ``score`` +1 to the
-    seat that takes a pair, ``turns`` -1 to the seat whose turn the flip ended. A game
-    ends when the rules end it (``terminated``) or when its flips reach ``max_flips``
-    (``truncated``, as the AEC env); its final pairs, winners (terminated only), game
-    seed, turns and flips are copied out before ``autoreset`` starts the slot's next
-    game; without it an ended game is left as it is (its action ignored).
-    """
-    P = cards.shape[0]
-    scol = HEAD + 2 * P
-    for i in range(lo, hi):
-        terminated[i] = False
-        truncated[i] = False
-        for j in range(n):
-            rewards[i, j] = 0.0
-        bits = 0
-        if st[i, OVER] == 0:
-            actor = np.int64(st[i, CURRENT])
-            code = apply_flip(st, tm, rg, i, actions[i], P, n, p_forget, max_turns)
-            if scheme == REWARD_SCORE:
-                rewards[i, actor] = code & MATCH
-            elif scheme == REWARD_TURNS and code & TURN_OVER:
-                rewards[i, actor] = -1.0
-            ended = False
-            if code & GAME_OVER:
-                terminated[i] = True
-                ended = True
-                bits = result_bits(st, i, n)
-                if scheme == REWARD_WIN:
-                    for j in range(n):
-                        rewards[i, j] = win_reward(bits, j, n)
-            elif tm[i, CLOCK] >= max_flips:
-                st[i, OVER] = OVER_TRUNCATED
-                truncated[i] = True
-                ended = True
-            if ended:
-                for j in range(n):
-                    final_scores[i, j] = st[i, PAIRS + j]
-                final_bits[i] = bits
-                final_seed[i] = rg[i, R_GAME_SEED]
-                final_turns[i] = tm[i, TURNS]
-                final_flips[i] = tm[i, CLOCK]
-                if autoreset:
-                    next_game(st, tm, rg, i, cards, card_kind, n, first, p_forget)
-        live = st[i, OVER] == 0
-        for p in range(P):
-            masks[i, p] = live & (st[i, scol + p] == DOWN)
-
-
-@njit(cache=True, nogil=True)
-def masks_range(st: np.ndarray, out: np.ndarray, P: int, lo: int, hi: int) -> None:
-    """``legal_mask`` of each game ``lo..hi-1`` as int8 rows (all zero once ended)."""
-    scol = HEAD + 2 * P
-    for i in range(lo, hi):
-        live = st[i, OVER] == 0
-        for p in range(P):
-            out[i, p] = live & (st[i, scol + p] == DOWN)
 
 
 @njit(cache=True, nogil=True)
@@ -695,33 +552,6 @@ def remembered_range(
 
 
 @njit(cache=True, nogil=True)
-def encode_range(
-    st: np.ndarray,
-    tm: np.ndarray,
-    observers: np.ndarray,
-    out: np.ndarray,
-    P: int,
-    K: int,
-    n: int,
-    mem: int,
-    window: int,
-    lo: int,
-    hi: int,
-) -> None:
-    """Observation rows of games ``lo..hi-1``; observer -1 = the seat on turn."""
-    for i in range(lo, hi):
-        o = observers[i] if observers[i] >= 0 else np.int64(st[i, CURRENT])
-        encode_row(st, tm, i, o, out, P, K, n, mem, window)
-
-
-@njit(cache=True, nogil=True)
-def random_range(st: np.ndarray, rg: np.ndarray, out: np.ndarray, P: int, lo: int, hi: int) -> None:
-    """The ``random`` policy's flip in games ``lo..hi-1`` (-1 once ended)."""
-    for i in range(lo, hi):
-        out[i] = random_action(st, rg, i, P, R_AUX) if st[i, OVER] == 0 else -1
-
-
-@njit(cache=True, nogil=True)
 def greedy_range(
     st: np.ndarray,
     tm: np.ndarray,
@@ -739,94 +569,85 @@ def greedy_range(
 
 
 # =====================================================================================
-# the row kernels of the single-agent loop (memtab_env.vector.single_agent_kernels):
-# S = (st, tm), G = (cards, card_kind, K, n, first, mem, window, max_turns, max_flips)
+# the row kernels of the batched loops (memtab_env.vector.row_loops):
+# st, tm, G = (P, K, n, first, mem, window, max_turns, max_flips), A = (cards, card_kind)
 # =====================================================================================
 @njit(cache=True, inline="always")
-def row_reset(S: tuple, rg: np.ndarray, i: int, seed: np.uint64, G: tuple,
-              p_forget: float | None) -> None:
-    reset_slot(S[0], S[1], rg, i, seed, G[0], G[1], G[3], G[4], p_forget)
+def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
+              G: tuple, A: tuple, p_forget: float | None) -> None:
+    reset_slot(st, tm, rg, i, seed, A[0], A[1], G[2], G[3], p_forget)
 
 
 @njit(cache=True, inline="always")
-def row_next_game(S: tuple, rg: np.ndarray, i: int, G: tuple, p_forget: float | None) -> None:
-    next_game(S[0], S[1], rg, i, G[0], G[1], G[3], G[4], p_forget)
+def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tuple, A: tuple,
+                  p_forget: float | None) -> None:
+    next_game(st, tm, rg, i, A[0], A[1], G[2], G[3], p_forget)
 
 
 @njit(cache=True, inline="always")
-def row_flip(S: tuple, rg: np.ndarray, i: int, a: int, G: tuple, p_forget: float | None) -> bool:
-    """The flip, then the AEC env's flip cap (``max_game_length``): the game is truncated
-    once its flips reach ``max_flips``."""
-    st, tm = S
-    code = apply_flip(st, tm, rg, i, a, G[0].shape[0], G[3], p_forget, G[7])
-    if st[i, OVER] == 0 and tm[i, CLOCK] >= G[8]:
-        st[i, OVER] = OVER_TRUNCATED
-    return (code & TURN_OVER) != 0
+def row_ended(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, OVER])
 
 
 @njit(cache=True, inline="always")
-def row_ended(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, OVER])
+def row_turn(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, CURRENT])
 
 
 @njit(cache=True, inline="always")
-def row_turn(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, CURRENT])
+def row_seat(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(st[i, SEAT])
 
 
 @njit(cache=True, inline="always")
-def row_seat(S: tuple, i: int) -> int:
-    return np.int64(S[0][i, SEAT])
+def row_set_seat(st: np.ndarray, tm: np.ndarray, i: int, seat: int) -> None:
+    st[i, SEAT] = seat
 
 
 @njit(cache=True, inline="always")
-def row_set_seat(S: tuple, i: int, seat: int) -> None:
-    S[0][i, SEAT] = seat
+def row_score(st: np.ndarray, tm: np.ndarray, i: int, seat: int, G: tuple) -> int:
+    return np.int64(st[i, PAIRS + seat])
 
 
 @njit(cache=True, inline="always")
-def row_score(S: tuple, i: int, seat: int, G: tuple) -> int:
-    return np.int64(S[0][i, PAIRS + seat])
+def row_result_bits(st: np.ndarray, tm: np.ndarray, i: int, G: tuple) -> int:
+    return result_bits(st, i, G[2])
 
 
 @njit(cache=True, inline="always")
-def row_result_bits(S: tuple, i: int, G: tuple) -> int:
-    return result_bits(S[0], i, G[3])
+def row_greedy(st: np.ndarray, tm: np.ndarray, i: int, scratch: np.ndarray, G: tuple) -> int:
+    return greedy_action(st, tm, i, G[0], G[2], G[4], G[5])
 
 
 @njit(cache=True, inline="always")
-def row_greedy(S: tuple, i: int, scratch: np.ndarray, G: tuple) -> int:
-    return greedy_action(S[0], S[1], i, G[0].shape[0], G[3], G[5], G[6])
+def row_random(st: np.ndarray, tm: np.ndarray, vg: np.ndarray, i: int, column: int,
+               scratch: np.ndarray, G: tuple) -> int:
+    return random_action(st, vg, i, G[0], column)
 
 
 @njit(cache=True, inline="always")
-def row_random(S: tuple, vg: np.ndarray, i: int, column: int, scratch: np.ndarray, G: tuple) -> int:
-    return random_action(S[0], vg, i, G[0].shape[0], column)
+def row_encode(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
+    encode_row(st, tm, i, observer, out, G[0], G[1], G[2], G[4], G[5])
 
 
 @njit(cache=True, inline="always")
-def row_encode(S: tuple, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
-    encode_row(S[0], S[1], i, observer, out, G[0].shape[0], G[2], G[3], G[5], G[6])
-
-
-@njit(cache=True, inline="always")
-def row_mask(S: tuple, i: int, masks: np.ndarray, G: tuple) -> None:
-    st = S[0]
-    P = G[0].shape[0]
+def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple) -> None:
+    P = G[0]
     scol = HEAD + 2 * P
+    live = st[i, OVER] == 0
     for p in range(P):
-        masks[i, p] = st[i, scol + p] == DOWN
+        masks[i, p] = live & (st[i, scol + p] == DOWN)
 
 
 @njit(cache=True, inline="always")
-def row_flips(S: tuple, i: int) -> int:
-    return np.int64(S[1][i, CLOCK])
+def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
+    return np.int64(tm[i, CLOCK])
 
 
 @njit(cache=True, inline="always")
-def row_turns(S: tuple, i: int) -> int:
+def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     """Turns completed, extra turns included (``PelmanismState.turns``)."""
-    return np.int64(S[1][i, TURNS])
+    return np.int64(tm[i, TURNS])
 
 
 # the kernels compile in rng.py, kernels.py and the scalar engine's constants
@@ -834,7 +655,7 @@ invalidate_stale_cache(
     globals(), [_rng_module, _batch_module, _memory_module, _scalar_pelmanism],
     "pelmanism_batched_kernels.deps",
 )
-single_agent = single_agent_kernels(
+loops = compile_row_loops(
     globals(), "pelmanism",
     [_rng_module, _batch_module, _memory_module, _scalar_pelmanism, sys.modules[__name__]],
 )

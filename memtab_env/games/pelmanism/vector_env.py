@@ -114,13 +114,6 @@ class PelmanismVectorEnv(BatchedVectorView):
                 f"{before}, or learner_seat 'random'"
             )
 
-    def _row_args(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
-        eng = self.engine
-        return (eng.state, eng.times), (
-            eng._cards, eng._card_kind, eng.num_kinds, eng.num_players, eng.first_player,
-            eng._mem, eng._window, eng._max_turns, eng.max_flips,
-        )  # fmt: skip
-
     def _final_extra(self) -> dict[str, np.ndarray]:
         return {"turns": self._final_turns.copy()}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memtab_env.vector import single_agent_kernels as sak
+from memtab_env.vector import row_loops as sak
 
 #: a one-seat toy game: slot i's row holds [seat, value, ended]; the observation is
 #: value * FACTOR, so two copies with other factors are two games
@@ -25,90 +25,90 @@ TOY = textwrap.dedent('''
     import numpy as np
     from numba import njit
 
-    from memtab_env.vector.single_agent_kernels import single_agent_kernels
+    from memtab_env.vector.row_loops import compile_row_loops
 
     FACTOR = {factor}
 
 
     @njit(cache=True)
-    def row_reset(S, rg, i, seed, G, p_forget):
-        S[0][i, 1] = np.int64(seed) % 7
-        S[0][i, 2] = 0
+    def row_reset(st, tm, rg, i, seed, G, A, p_forget):
+        st[i, 1] = np.int64(seed) % 7
+        st[i, 2] = 0
 
 
     @njit(cache=True)
-    def row_next_game(S, rg, i, G, p_forget):
-        S[0][i, 1] += 1
+    def row_next_game(st, tm, rg, i, G, A, p_forget):
+        st[i, 1] += 1
 
 
     @njit(cache=True)
-    def row_flip(S, rg, i, a, G, p_forget):
-        S[0][i, 1] += a
+    def row_flip(st, tm, rg, i, a, G, p_forget):
+        st[i, 1] += a
         return True
 
 
     @njit(cache=True)
-    def row_ended(S, i):
-        return S[0][i, 2]
+    def row_ended(st, tm, i):
+        return st[i, 2]
 
 
     @njit(cache=True)
-    def row_turn(S, i):
+    def row_turn(st, tm, i):
         return 0
 
 
     @njit(cache=True)
-    def row_seat(S, i):
-        return S[0][i, 0]
+    def row_seat(st, tm, i):
+        return st[i, 0]
 
 
     @njit(cache=True)
-    def row_set_seat(S, i, seat):
-        S[0][i, 0] = seat
+    def row_set_seat(st, tm, i, seat):
+        st[i, 0] = seat
 
 
     @njit(cache=True)
-    def row_score(S, i, seat, G):
-        return S[0][i, 1]
+    def row_score(st, tm, i, seat, G):
+        return st[i, 1]
 
 
     @njit(cache=True)
-    def row_result_bits(S, i, G):
+    def row_result_bits(st, tm, i, G):
         return 2
 
 
     @njit(cache=True)
-    def row_greedy(S, i, scratch, G):
+    def row_greedy(st, tm, i, scratch, G):
         return 0
 
 
     @njit(cache=True)
-    def row_random(S, vg, i, column, scratch, G):
+    def row_random(st, tm, vg, i, column, scratch, G):
         return 0
 
 
     @njit(cache=True)
-    def row_encode(S, i, observer, out, G):
-        out[i, 0] = S[0][i, 1] * FACTOR
+    def row_encode(st, tm, i, observer, out, G):
+        out[i, 0] = st[i, 1] * FACTOR
 
 
     @njit(cache=True)
-    def row_mask(S, i, masks, G):
+    def row_mask(st, tm, i, masks, G):
         for a in range(masks.shape[1]):
             masks[i, a] = 1
 
 
     @njit(cache=True)
-    def row_flips(S, i):
+    def row_flips(st, tm, i):
         return 0
 
 
     @njit(cache=True)
-    def row_turns(S, i):
+    def row_turns(st, tm, i):
         return 0
 
 
-    single_agent = single_agent_kernels(globals(), "{name}", [sys.modules[__name__]])
+    loops = compile_row_loops(globals(), "{name}", [sys.modules[__name__]])
 ''')
 CALL = textwrap.dedent('''
     import numpy as np
@@ -118,11 +118,11 @@ CALL = textwrap.dedent('''
         st = np.zeros((3, 3), np.int64)
         obs = np.zeros((3, 1), np.float32)
         z = np.zeros(3, np.int64)
-        game.single_agent.venv_reset_range(
-            (st,), np.zeros((3, 1), np.uint64), np.zeros((3, 8), np.uint64),
-            np.array([1, 2, 3], np.uint64), z.copy(), obs, np.zeros((3, 2), np.int8), z.copy(),
-            0, np.zeros(1, np.int64), 100, (0,), None, 0, 3)
-        s = game.single_agent.venv_reset_range.stats
+        game.loops.venv_reset_range(
+            st, np.zeros((3, 0), np.int32), np.zeros((3, 1), np.uint64),
+            np.zeros((3, 8), np.uint64), np.array([1, 2, 3], np.uint64), z.copy(), obs,
+            np.zeros((3, 2), np.int8), z.copy(), 0, np.zeros(1, np.int64), 100, (0,), (), None, 0, 3)
+        s = game.loops.venv_reset_range.stats
         return obs[:, 0].astype(int).tolist(), sum(s.cache_hits.values())
 
     print(reset(toy_a), reset(toy_b))
@@ -150,13 +150,14 @@ def test_each_game_gets_its_own_loop_cached_and_recompiled_when_it_changes(tmp_p
 def test_a_game_without_a_row_kernel_is_refused_by_name() -> None:
     namespace = {"__name__": "half_a_game", "row_reset": None}
     with pytest.raises(TypeError, match=r"'half_a_game' lacks the row kernel\(s\) \['row_next_game'"):
-        sak.single_agent_kernels(namespace, "half", [])
+        sak.compile_row_loops(namespace, "half", [])
 
 
 def test_the_loop_source_runs_only_compiled_over_a_game() -> None:
-    with pytest.raises(TypeError, match="compiled by single_agent_kernels"):
-        sak.venv_reset_range((np.zeros((1, 3)),), None, None, np.zeros(1), np.zeros(1), None,
-                             None, np.zeros(1), 0, np.zeros(1), 1, (), None, 0, 1)
+    with pytest.raises(TypeError, match="compiled by compile_row_loops"):
+        sak.venv_reset_range(np.zeros((1, 3)), np.zeros((1, 0)), None, None, np.zeros(1),
+                             np.zeros(1), None, None, np.zeros(1), 0, np.zeros(1), 1, (), (),
+                             None, 0, 1)
 
 
 def test_the_guide_lists_every_row_kernel_with_its_signature() -> None:
