@@ -108,6 +108,11 @@ TOY = textwrap.dedent('''
         return 0
 
 
+    @njit(cache=True)
+    def row_truncate(st, tm, i):
+        st[i, 2] = 2
+
+
     loops = compile_row_loops(globals(), "{name}", [sys.modules[__name__]])
 ''')
 CALL = textwrap.dedent('''
@@ -121,7 +126,8 @@ CALL = textwrap.dedent('''
         game.loops.venv_reset_range(
             st, np.zeros((3, 0), np.int32), np.zeros((3, 1), np.uint64),
             np.zeros((3, 8), np.uint64), np.array([1, 2, 3], np.uint64), z.copy(), obs,
-            np.zeros((3, 2), np.int8), z.copy(), 0, np.zeros(1, np.int64), 100, (0,), (), None, 0, 3)
+            np.zeros((3, 2), np.int8), z.copy(), 0, np.zeros(1, np.int64), 100, 10**6, (0,), (),
+            None, 0, 3)
         s = game.loops.venv_reset_range.stats
         return obs[:, 0].astype(int).tolist(), sum(s.cache_hits.values())
 
@@ -156,8 +162,8 @@ def test_a_game_without_a_row_kernel_is_refused_by_name() -> None:
 def test_the_loop_source_runs_only_compiled_over_a_game() -> None:
     with pytest.raises(TypeError, match="compiled by compile_row_loops"):
         sak.venv_reset_range(np.zeros((1, 3)), np.zeros((1, 0)), None, None, np.zeros(1),
-                             np.zeros(1), None, None, np.zeros(1), 0, np.zeros(1), 1, (), (),
-                             None, 0, 1)
+                             np.zeros(1), None, None, np.zeros(1), 0, np.zeros(1), 1, 10, (),
+                             (), None, 0, 1)
 
 
 def test_the_guide_lists_every_row_kernel_with_its_signature() -> None:

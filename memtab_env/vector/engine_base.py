@@ -217,6 +217,9 @@ class BatchedGames:
         self._p_forget: float | None = float(self.memory_spec.param) if self._decay else None
         self._window = int(self.memory_spec.param) if self._mem == MEM_WINDOW else 0
         self._scheme = REWARD_CODES[self.reward_scheme]
+        #: flips at which a game not over is truncated: the AEC env's ``max_game_length``
+        #: (a game whose actions are all flips; a game with other actions caps them itself)
+        self._max_flips = int(game.info.max_game_length)
         self.threads = resolve_threads(parallel, b)
         self.run = KernelRunner(self.threads)
         self.rng = np.zeros((b, rng_width(n, self._decay)), dtype=np.uint64)
@@ -315,7 +318,7 @@ class BatchedGames:
             loops.step_range, self.num_envs, st, tm, self.rng, acts, self._rewards,
             self._terminated, self._truncated, self.final_scores, self._final_bits,
             self.final_game_seed, self.final_turns, self.final_flips, self._masks, self._scheme,
-            self.autoreset, consts, deal, self._p_forget,
+            self.autoreset, self._max_flips, consts, deal, self._p_forget,
         )  # fmt: skip
         self._masks_fresh = True  # step wrote the masks of the games it left
 

@@ -67,8 +67,8 @@ ROW_KERNELS = {
     "row_next_game": "(st, tm, rg, i, G, A, p_forget): the slot's next game (auto-reset, "
                      "redeal)",
     "row_flip": "(st, tm, rg, i, a, G, p_forget) -> bool: apply the legal action ``a`` of "
-                "the seat on turn (and the game's own caps); True when it ended that seat's "
-                "turn",
+                "the seat on turn; True when it ended that seat's turn",
+    "row_truncate": "(st, tm, i): end the game by the flip cap (``row_ended`` is 2 after it)",
     "row_ended": "(st, tm, i) -> int: 0 live, 1 over by the rules, 2 truncated by a cap",
     "row_turn": "(st, tm, i) -> int: the seat on turn",
     "row_seat": "(st, tm, i) -> int: the learner's seat, kept in the row",
@@ -101,7 +101,7 @@ def _unbound(*args: Any) -> Any:
 # the names the loops' source calls; compile_row_loops resolves them to a game's kernels
 row_reset = row_next_game = row_flip = row_ended = row_turn = row_seat = row_set_seat = _unbound
 row_score = row_result_bits = row_greedy = row_random = row_encode = row_mask = _unbound
-row_flips = row_turns = _unbound
+row_flips = row_turns = row_truncate = _unbound
 
 
 # =====================================================================================
@@ -139,16 +139,18 @@ def first_illegal_live(st: Array, tm: Array, masks: Array, actions: Array) -> in
 def step_range(st: Array, tm: Array, rg: Array, actions: Array, rewards: Array, terminated: Array,
                truncated: Array, final_scores: Array, final_bits: Array, final_seed: Array,
                final_turns: Array, final_flips: Array, masks: Array, scheme: int,
-               autoreset: bool, G: tuple, A: tuple, p_forget: float | None, lo: int, hi: int) -> None:
+               autoreset: bool, max_flips: int, G: tuple, A: tuple, p_forget: float | None,
+               lo: int, hi: int) -> None:
     """One action in each game ``lo..hi-1`` not ended (actions already checked legal),
     then the game's action mask into ``masks`` (fused: the row is in cache).
 
     ``rewards[i, seat]`` under the reward ``scheme``: ``win`` terminal shares, ``score``
     the change of the acting seat's score, ``turns`` -1 to the seat whose turn the action
-    ended. A game ends when the rules end it (``terminated``) or at its cap
-    (``truncated``); its final scores, result bits (terminated only), game seed, turns
-    and flips are copied out before ``autoreset`` starts the slot's next game; without
-    it an ended game is left as it is (its action ignored).
+    ended. A game ends when the rules end it (``terminated``) or, not over, when its flips
+    reach ``max_flips`` or the game's own cap (``truncated``, as the AEC env); its final
+    scores, result bits (terminated only), game seed, turns and flips are copied out
+    before ``autoreset`` starts the slot's next game; without it an ended game is left as
+    it is (its action ignored).
     """
     n = rewards.shape[1]
     for i in range(lo, hi):
@@ -160,6 +162,8 @@ def step_range(st: Array, tm: Array, rg: Array, actions: Array, rewards: Array, 
             actor = np.int64(row_turn(st, tm, i))
             before = np.int64(row_score(st, tm, i, actor, G)) if scheme == REWARD_SCORE else 0
             ended_turn = row_flip(st, tm, rg, i, actions[i], G, p_forget)
+            if row_ended(st, tm, i) == 0 and row_flips(st, tm, i) >= max_flips:
+                row_truncate(st, tm, i)
             if scheme == REWARD_SCORE:
                 rewards[i, actor] = np.int64(row_score(st, tm, i, actor, G)) - before
             elif scheme == REWARD_TURNS and ended_turn:
@@ -210,8 +214,8 @@ def random_range(st: Array, tm: Array, rg: Array, out: Array, scratch: Array, G:
 # =====================================================================================
 # the single-agent loop (compiled per game by compile_row_loops)
 # =====================================================================================
-def play_opponents(st: Array, tm: Array, rg: Array, vg: Array, i: int, scratch: Array, opponents: Array,
-                   G: tuple, p_forget: float | None) -> None:
+def play_opponents(st: Array, tm: Array, rg: Array, vg: Array, i: int, scratch: Array,
+                   opponents: Array, max_flips: int, G: tuple, p_forget: float | None) -> None:
     """Opponents act until the learner is on turn or the game has ended.
     ``opponents[k]`` is the policy code of the seat ``k`` places after the learner
     (``n`` codes, index 0 unused); ``scratch`` is a (B, A) int8 buffer they may use."""
@@ -224,11 +228,13 @@ def play_opponents(st: Array, tm: Array, rg: Array, vg: Array, i: int, scratch: 
         else:
             a = row_random(st, tm, vg, i, opponent_stream(k), scratch, G)
         row_flip(st, tm, rg, i, a, G, p_forget)
+        if row_ended(st, tm, i) == 0 and row_flips(st, tm, i) >= max_flips:
+            row_truncate(st, tm, i)
 
 
-def start_episode(st: Array, tm: Array, rg: Array, vg: Array, redeals: Array, i: int, scratch: Array,
-                  seat_mode: int, opponents: Array, max_redeals: int, G: tuple, A: tuple,
-                  p_forget: float | None) -> None:
+def start_episode(st: Array, tm: Array, rg: Array, vg: Array, redeals: Array, i: int,
+                  scratch: Array, seat_mode: int, opponents: Array, max_redeals: int,
+                  max_flips: int, G: tuple, A: tuple, p_forget: float | None) -> None:
     """``SingleAgentEnv.reset`` in the fresh game of slot ``i``: seat the learner, reset
     the opponents and let them play up to its first turn. A game that they end before
     the learner's first action is set aside and the slot's next game is dealt, with the
@@ -240,7 +246,7 @@ def start_episode(st: Array, tm: Array, rg: Array, vg: Array, redeals: Array, i:
     redeals[i] = 0
     while True:
         reset_opponents(vg, i, opponents, n)
-        play_opponents(st, tm, rg, vg, i, scratch, opponents, G, p_forget)
+        play_opponents(st, tm, rg, vg, i, scratch, opponents, max_flips, G, p_forget)
         if row_ended(st, tm, i) == 0:
             return
         if redeals[i] == max_redeals:
@@ -250,28 +256,30 @@ def start_episode(st: Array, tm: Array, rg: Array, vg: Array, redeals: Array, i:
         row_next_game(st, tm, rg, i, G, A, p_forget)
 
 
-def venv_reset_range(st: Array, tm: Array, rg: Array, vg: Array, seeds: Array, steps: Array, obs: Array,
-                     masks: Array, redeals: Array, seat_mode: int, opponents: Array,
-                     max_redeals: int, G: tuple, A: tuple, p_forget: float | None, lo: int, hi: int) -> None:
+def venv_reset_range(st: Array, tm: Array, rg: Array, vg: Array, seeds: Array, steps: Array,
+                     obs: Array, masks: Array, redeals: Array, seat_mode: int, opponents: Array,
+                     max_redeals: int, max_flips: int, G: tuple, A: tuple, p_forget: float | None,
+                     lo: int, hi: int) -> None:
     """Reset slots ``lo..hi-1`` with their seeds, seat the learners, let the opponents
     play up to the learner's turn, write its observations and masks."""
     for i in range(lo, hi):
         row_reset(st, tm, rg, i, seeds[i], G, A, p_forget)
         seed_view(vg, i, seeds[i])
-        start_episode(st, tm, rg, vg, redeals, i, masks, seat_mode, opponents, max_redeals, G,
-                      A, p_forget)
+        start_episode(st, tm, rg, vg, redeals, i, masks, seat_mode, opponents, max_redeals,
+                      max_flips, G, A, p_forget)
         steps[i] = 0
         row_encode(st, tm, i, row_seat(st, tm, i), obs, G)
         row_mask(st, tm, i, masks, G)
 
 
-def venv_step_range(st: Array, tm: Array, rg: Array, vg: Array, actions: Array, steps: Array, obs: Array,
-                    masks: Array, rewards: Array, terminated: Array, truncated: Array,
+def venv_step_range(st: Array, tm: Array, rg: Array, vg: Array, actions: Array, steps: Array,
+                    obs: Array, masks: Array, rewards: Array, terminated: Array, truncated: Array,
                     illegal: Array, final_obs: Array, final_scores: Array, final_bits: Array,
                     final_seed: Array, final_seat: Array, final_turns: Array,
                     final_flips: Array, redeals: Array, seat_mode: int, opponents: Array,
-                    max_steps: int, penalty: float, scheme: int, max_redeals: int, G: tuple, A: tuple,
-                    p_forget: float | None, lo: int, hi: int) -> None:
+                    max_steps: int, penalty: float, scheme: int, max_redeals: int,
+                    max_flips: int, G: tuple, A: tuple, p_forget: float | None, lo: int,
+                    hi: int) -> None:
     """One learner step in envs ``lo..hi-1``, with same-step auto-reset.
 
     An action outside the learner's mask (``masks[i]``, written by the previous call)
@@ -295,7 +303,9 @@ def venv_step_range(st: Array, tm: Array, rg: Array, vg: Array, actions: Array, 
             illegal[i] = False
             before = np.int64(row_score(st, tm, i, seat, G))
             ended_turn = row_flip(st, tm, rg, i, a, G, p_forget)
-            play_opponents(st, tm, rg, vg, i, masks, opponents, G, p_forget)
+            if row_ended(st, tm, i) == 0 and row_flips(st, tm, i) >= max_flips:
+                row_truncate(st, tm, i)
+            play_opponents(st, tm, rg, vg, i, masks, opponents, max_flips, G, p_forget)
             if scheme == REWARD_SCORE:
                 reward = float(np.int64(row_score(st, tm, i, seat, G)) - before)
             elif scheme == REWARD_TURNS and ended_turn:
@@ -322,8 +332,8 @@ def venv_step_range(st: Array, tm: Array, rg: Array, vg: Array, actions: Array, 
             final_turns[i] = row_turns(st, tm, i)
             final_flips[i] = row_flips(st, tm, i)
             row_next_game(st, tm, rg, i, G, A, p_forget)
-            start_episode(st, tm, rg, vg, redeals, i, masks, seat_mode, opponents, max_redeals, G,
-                          A, p_forget)
+            start_episode(st, tm, rg, vg, redeals, i, masks, seat_mode, opponents, max_redeals,
+                          max_flips, G, A, p_forget)
             steps[i] = 0
         row_encode(st, tm, i, row_seat(st, tm, i), obs, G)
         row_mask(st, tm, i, masks, G)

@@ -217,7 +217,8 @@ class BatchedVectorView(VectorEnv):
         eng.run(
             self.kernels.loops.venv_reset_range, self.num_envs, st, tm, eng.rng, self._view_rng,
             seed_array(seed, self.num_envs), self._steps, self._obs, self._masks, self._redeals,
-            self._seat_mode, self._opponents, MAX_REDEALS, consts, deal, eng._p_forget,
+            self._seat_mode, self._opponents, MAX_REDEALS, eng._max_flips, consts, deal,
+            eng._p_forget,
         )  # fmt: skip
         self._check_redeals()
         eng._has_reset = True
@@ -252,7 +253,7 @@ class BatchedVectorView(VectorEnv):
             self._illegal, self._final_obs, self._final_scores, self._final_bits, self._final_seed,
             self._final_seat, self._final_turns, self._final_flips, self._redeals, self._seat_mode,
             self._opponents, self._max_steps, self.illegal_penalty, eng._scheme, MAX_REDEALS,
-            consts, deal, eng._p_forget,
+            eng._max_flips, consts, deal, eng._p_forget,
         )  # fmt: skip
         self._check_redeals()
         eng._masks_fresh = False

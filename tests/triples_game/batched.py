@@ -34,7 +34,7 @@ class BatchedTriples(BatchedGames):
         game = self.game
         return self.state, self._no_times, (
             game.num_positions, game.num_kinds, self.num_players, self.first_player, self._mem,
-            self._window, game.info.max_game_length,
+            self._window,
         ), (game.cards.astype(np.int64),)  # fmt: skip
 
     @property

@@ -10,7 +10,7 @@ State matrix ``st`` (int32, one row per game; ``P`` positions, ``n`` seats)::
 
 The deal, the generator columns, the reward shares and the memory models are every
 game's (:mod:`memtab_env.vector.batch_kernels`, :mod:`memtab_env.vector.memory_kernels`).
-``tm`` is zero-width; ``G = (P, K, n, first, mem, window, max_flips)``; ``A = (cards,)``.
+``tm`` is zero-width; ``G = (P, K, n, first, mem, window)``; ``A = (cards,)``.
 """
 
 from __future__ import annotations
@@ -67,9 +67,9 @@ def new_game(st: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64, cards
 @njit(cache=True, inline="always")
 def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G: tuple,
              p_forget: float | None) -> bool:
-    """``Triples.apply_inplace`` (legal ``pos``), the memory's reveal and the flip cap;
-    True when the flip ended the turn."""
-    P, n, max_flips = G[0], G[2], G[6]
+    """``Triples.apply_inplace`` (legal ``pos``) and the memory's reveal; True when the
+    flip ended the turn."""
+    P, n = G[0], G[2]
     player = st[i, CURRENT]
     s0 = HEAD + P
     ended = False
@@ -104,8 +104,6 @@ def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G
     st[i, CLOCK] = clock
     st[i, HEAD + 3 * P + pos] = clock
     st[i, LASTACT + player] = clock
-    if st[i, OVER] == 0 and clock >= max_flips:
-        st[i, OVER] = OVER_TRUNCATED
     return ended
 
 
@@ -228,6 +226,12 @@ def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
 @njit(cache=True, inline="always")
 def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     return np.int64(st[i, TURNS])
+
+
+@njit(cache=True, inline="always")
+def row_truncate(st: np.ndarray, tm: np.ndarray, i: int) -> None:
+    st[i, OVER] = OVER_TRUNCATED
+
 
 
 loops = compile_row_loops(globals(), "triples", [rn, bt, mm, rules, sys.modules[__name__]])

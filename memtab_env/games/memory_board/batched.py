@@ -55,6 +55,7 @@ class BatchedMemoryBoard(BatchedGames):
         self._supply0 = np.array(board.trunks, dtype=np.int64)
         self._children = game.variant == "children"
         self._max_len = game.info.max_game_length
+        self._max_flips = 2**62  # its cap counts every action (not only flips): its own
         self.state = np.zeros((b, bk.state_width(p, n, self._decay)), dtype=np.int32)
         self._no_times = np.zeros((b, 0), dtype=np.int32)  # the loops' second state matrix
 

@@ -777,5 +777,12 @@ def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     return np.int64(st[i, TURN])
 
 
+@njit(cache=True, inline="always")
+def row_truncate(st: np.ndarray, tm: np.ndarray, i: int) -> None:
+    """Never called: the engine passes no flip cap (``apply`` caps the actions)."""
+    st[i, OVER] = OVER_TRUNCATED
+
+
+
 invalidate_stale_cache(globals(), [rn, bt, mm, mb], "memory_board_batched_kernels.deps")
 loops = compile_row_loops(globals(), "memory_board", [rn, bt, mm, mb, sys.modules[__name__]])

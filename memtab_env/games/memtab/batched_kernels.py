@@ -515,6 +515,13 @@ def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     return np.int64(st[i, TURN])
 
 
+@njit(cache=True, inline="always")
+def row_truncate(st: np.ndarray, tm: np.ndarray, i: int) -> None:
+    """Never called: no MemTab game reaches its flip cap (78 flips end every game)."""
+    st[i, OVER] = 2
+
+
+
 invalidate_stale_cache(globals(), [mk, _rng_module, _batch_module, _memory_module],
                        "memtab_batched_kernels.deps")
 loops = compile_row_loops(

@@ -135,7 +135,7 @@ class BatchedPelmanism(BatchedGames):
     def _row_args(self) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...], tuple[Any, ...]]:
         return self.state, self.times, (
             self.num_positions, self.num_kinds, self.num_players, self.first_player, self._mem,
-            self._window, self._max_turns, self.max_flips,
+            self._window, self._max_turns,
         ), (self._cards, self._card_kind)  # fmt: skip
 
     def _set_layouts(self, indices: np.ndarray, layouts: np.ndarray) -> None:

@@ -268,10 +268,9 @@ def reset_slot(
 def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G: tuple,
              p_forget: float | None) -> bool:
     """Flip ``pos`` (legal: the caller checked) for the seat on turn in game ``i``:
-    ``Pelmanism.apply_inplace`` then ``Memory.on_action(player, [pos])``, then the AEC
-    env's flip cap (``max_game_length``: the game is truncated once its flips reach
-    ``max_flips``). True when the flip ended the turn. ``max_turns`` 0 = no house rule."""
-    P, _, n, _, _, _, max_turns, max_flips = G
+    ``Pelmanism.apply_inplace`` then ``Memory.on_action(player, [pos])``. True when the
+    flip ended the turn. ``max_turns`` 0 = no house rule."""
+    P, _, n, _, _, _, max_turns = G
     player = np.int64(st[i, CURRENT])
     kcol = HEAD + P
     scol = HEAD + 2 * P
@@ -313,8 +312,6 @@ def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G
     tm[i, CLOCK] = clock
     tm[i, RTIME + pos] = clock
     tm[i, LASTACT + player] = clock
-    if st[i, OVER] == 0 and clock >= max_flips:
-        st[i, OVER] = OVER_TRUNCATED
     return (code & TURN_OVER) != 0
 
 
@@ -570,7 +567,7 @@ def greedy_range(
 
 # =====================================================================================
 # the row kernels of the batched loops (memtab_env.vector.row_loops):
-# st, tm, G = (P, K, n, first, mem, window, max_turns, max_flips), A = (cards, card_kind)
+# st, tm, G = (P, K, n, first, mem, window, max_turns), A = (cards, card_kind)
 # =====================================================================================
 @njit(cache=True, inline="always")
 def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
@@ -648,6 +645,12 @@ def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
 def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     """Turns completed, extra turns included (``PelmanismState.turns``)."""
     return np.int64(tm[i, TURNS])
+
+
+@njit(cache=True, inline="always")
+def row_truncate(st: np.ndarray, tm: np.ndarray, i: int) -> None:
+    st[i, OVER] = OVER_TRUNCATED
+
 
 
 # the kernels compile in rng.py, kernels.py and the scalar engine's constants
