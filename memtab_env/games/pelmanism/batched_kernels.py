@@ -352,7 +352,7 @@ def result_bits(st: np.ndarray, i: int, n: int) -> int:
     return bits
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def encode_row(
     st: np.ndarray,
     tm: np.ndarray,
