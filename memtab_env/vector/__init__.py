@@ -16,16 +16,20 @@
   for Memory: The Board Game (any board, both variants); its kernels restate the scalar
   rules too.
 
+Every engine's loops (reset, step, masks, observations, the random policy) and every
+vector env's single-agent loop are written once, in :mod:`~memtab_env.vector.row_loops`,
+over each game's row kernels; ``docs/adding_a_game.md`` says what a game gives.
+
 Each game's batched parts live in its folder under :mod:`memtab_env.games`; this package
 holds what they share (:mod:`~memtab_env.vector.engine_base`,
 :mod:`~memtab_env.vector.vector_env_base`, :mod:`~memtab_env.vector.sb3`, and the kernels
-of :mod:`~memtab_env.vector.rng`, :mod:`~memtab_env.vector.batch_kernels` and
-:mod:`~memtab_env.vector.memory_kernels`, and the single-agent loop of every game's
-vector env, :mod:`~memtab_env.vector.row_loops`) and imports every game's classes by name, when
-first asked for.
+of :mod:`~memtab_env.vector.rng`, :mod:`~memtab_env.vector.batch_kernels`,
+:mod:`~memtab_env.vector.memory_kernels` and :mod:`~memtab_env.vector.row_loops`) and
+imports every game's classes by name, when first asked for.
 
 Every batched view is held to the scalar view, step for step, by
-``tests/test_batched_equals_scalar.py``.
+``tests/test_batched_equals_scalar.py``, and every engine to its AEC env by
+``tests/test_batched_engine_equals_scalar.py``.
 """
 
 from __future__ import annotations

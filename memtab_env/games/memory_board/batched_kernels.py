@@ -6,8 +6,8 @@ call), as do :func:`encode_row` for ``MemoryBoardEncoder.encode`` and :func:`leg
 ``legal_mask``; ``tests/test_batched_equals_scalar.py`` holds them equal to the scalar
 view step for step. The deal, the generator streams and the forgetting streams are those
 of every game (:mod:`memtab_env.vector.batch_kernels`, the same columns of the generator
-matrix; the memory models of :mod:`memtab_env.vector.memory_kernels`), and the
-single-agent loop is every game's (:mod:`memtab_env.vector.row_loops`,
+matrix; the memory models of :mod:`memtab_env.vector.memory_kernels`), and the loops of
+the engine and the single-agent view are every game's (:mod:`memtab_env.vector.row_loops`,
 compiled over this module's row kernels as :data:`loops`).
 
 The board is data: its arrays are kernel arguments (``land``: landscape of every space,

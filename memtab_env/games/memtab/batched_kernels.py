@@ -5,9 +5,9 @@ row (:mod:`memtab_env.games.memtab.rules_kernels`, ``STATE_SIZE`` columns), and 
 ``rules_kernels.step`` on that row, the very kernel behind ``MemTab.apply_inplace``: the
 rules exist once. This module adds what a batch needs around it: the deal (NumPy's
 generator, bit for bit, :mod:`memtab_env.vector.rng`), memory models, scores, rewards,
-auto-reset, observations, masks, the opponents of the single-agent view, and the row
-kernels over which :mod:`memtab_env.vector.row_loops` compiles every game's
-single-agent loop (:data:`loops`).
+auto-reset, observations, masks and the opponents of the single-agent view, as the row
+kernels over which :mod:`memtab_env.vector.row_loops` compiles the engine's loops and
+the single-agent loop (:data:`loops`).
 ``tests/test_vector_engine.py`` still plays many thousands of games through the batch and
 the scalar env side by side and compares everything after every flip.
 

@@ -13,9 +13,9 @@ AEC env) side by side and compares the whole state, masks, observations, remembe
 masks, rewards and ends after every flip. The deal, the generator streams and the memory
 streams are NumPy's generator itself, bit for bit (:mod:`memtab_env.vector.rng`), and the
 reward shares, generator columns and codes are every game's (:mod:`memtab_env.vector.batch_kernels`),
-and so are the memory models (:mod:`memtab_env.vector.memory_kernels`) and the
-single-agent loop (:mod:`memtab_env.vector.row_loops`, compiled over this
-module's row kernels as :data:`loops`).
+and so are the memory models (:mod:`memtab_env.vector.memory_kernels`) and the loops
+of the engine and the single-agent view (:mod:`memtab_env.vector.row_loops`, compiled
+over this module's row kernels as :data:`loops`).
 
 ``P`` positions, ``K`` kinds, ``n`` players (the configuration is passed to every kernel).
 
