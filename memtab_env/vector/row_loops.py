@@ -104,6 +104,30 @@ row_score = row_result_bits = row_greedy = row_random = row_encode = row_mask = 
 row_flips = row_turns = row_truncate = _unbound
 
 
+def column_row_kernels(over: int, current: int, seat: int) -> tuple[Any, Any, Any, Any]:
+    """``row_ended``, ``row_turn``, ``row_seat`` and ``row_set_seat`` for a game that keeps
+    them in columns ``over``, ``current`` and ``seat`` of ``st`` (compile-time constants
+    of the loops they inline into)."""
+
+    @njit(inline="always")
+    def row_ended(st: Array, tm: Array, i: int) -> int:
+        return np.int64(st[i, over])
+
+    @njit(inline="always")
+    def row_turn(st: Array, tm: Array, i: int) -> int:
+        return np.int64(st[i, current])
+
+    @njit(inline="always")
+    def row_seat(st: Array, tm: Array, i: int) -> int:
+        return np.int64(st[i, seat])
+
+    @njit(inline="always")
+    def row_set_seat(st: Array, tm: Array, i: int, learner: int) -> None:
+        st[i, seat] = learner
+
+    return row_ended, row_turn, row_seat, row_set_seat
+
+
 # =====================================================================================
 # the engine's loops (compiled per game by compile_row_loops)
 # =====================================================================================

@@ -1,5 +1,5 @@
-"""Triples' rules as row kernels: what the shared single-agent loop
-(:mod:`memtab_env.vector.row_loops`) compiles into the game's batched view.
+"""Triples' rules as row kernels: what the shared loops (:mod:`memtab_env.vector.row_loops`)
+compile into the game's batched engine and batched view.
 
 State matrix ``st`` (int32, one row per game; ``P`` positions, ``n`` seats)::
 
@@ -23,7 +23,7 @@ from numba import njit
 from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
-from memtab_env.vector.row_loops import compile_row_loops
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
 from tests.triples_game import rules
 
 DOWN, UP, GONE = rules.DOWN, rules.UP, rules.GONE
@@ -130,7 +130,10 @@ def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K
         out[i, turn + (st[i, CURRENT] - observer + n) % n] = 1
 
 
-# -- the row kernels of the single-agent loop ---------------------------------------------
+# -- the row kernels of the batched loops -------------------------------------------------
+row_ended, row_turn, row_seat, row_set_seat = column_row_kernels(OVER, CURRENT, SEAT)
+
+
 @njit(cache=True, inline="always")
 def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
               G: tuple, A: tuple, p_forget: float | None) -> None:
@@ -145,24 +148,8 @@ def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tup
     new_game(st, rg, i, rn.next_seed(rg, i, bt.R_SEEDS), A[0], G[2], G[3], p_forget)
 
 
-@njit(cache=True, inline="always")
-def row_ended(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, OVER])
 
 
-@njit(cache=True, inline="always")
-def row_turn(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, CURRENT])
-
-
-@njit(cache=True, inline="always")
-def row_seat(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, SEAT])
-
-
-@njit(cache=True, inline="always")
-def row_set_seat(st: np.ndarray, tm: np.ndarray, i: int, seat: int) -> None:
-    st[i, SEAT] = seat
 
 
 @njit(cache=True, inline="always")

@@ -52,7 +52,7 @@ from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
 from memtab_env.vector.numba_cache import invalidate_stale_cache
-from memtab_env.vector.row_loops import compile_row_loops
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
 
 MAX_PLAYERS = 4
 CURRENT = 0
@@ -692,6 +692,9 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
 # st, tm (zero-width), G = (P, K, n, first, land, kland, adj, nbr, L, children, max_turns,
 # max_len, mem, window), A = (supply0,)
 # =====================================================================================
+row_ended, row_turn, row_seat, row_set_seat = column_row_kernels(OVER, CURRENT, SEAT)
+
+
 @njit(cache=True, inline="always")
 def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
               G: tuple, A: tuple, p_forget: float | None) -> None:
@@ -713,24 +716,8 @@ def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, a: int, G: 
     return (code & TURN_OVER) != 0
 
 
-@njit(cache=True, inline="always")
-def row_ended(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, OVER])
 
 
-@njit(cache=True, inline="always")
-def row_turn(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, CURRENT])
-
-
-@njit(cache=True, inline="always")
-def row_seat(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, SEAT])
-
-
-@njit(cache=True, inline="always")
-def row_set_seat(st: np.ndarray, tm: np.ndarray, i: int, seat: int) -> None:
-    st[i, SEAT] = seat
 
 
 @njit(cache=True, inline="always")

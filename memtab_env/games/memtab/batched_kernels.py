@@ -63,7 +63,7 @@ from memtab_env.vector.rng import (
     seed_pcg64_buffered,
     shuffle_row,
 )
-from memtab_env.vector.row_loops import compile_row_loops
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
 
 P = mk.NUM_POSITIONS
 K = mk.NUM_KINDS
@@ -437,6 +437,9 @@ def greedy_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
 # the row kernels of the batched loops (memtab_env.vector.row_loops):
 # st, tm (zero-width), G = (n, first, mem, window), A = ()
 # =====================================================================================
+row_ended, row_turn, row_seat, row_set_seat = column_row_kernels(OVER, CURRENT, SEAT)
+
+
 @njit(cache=True, inline="always")
 def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
               G: tuple, A: tuple, p_forget: float | None) -> None:
@@ -449,24 +452,8 @@ def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tup
     next_game(st, rg, i, G[0], G[1], p_forget)
 
 
-@njit(cache=True, inline="always")
-def row_ended(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, OVER])
 
 
-@njit(cache=True, inline="always")
-def row_turn(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, CURRENT])
-
-
-@njit(cache=True, inline="always")
-def row_seat(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, SEAT])
-
-
-@njit(cache=True, inline="always")
-def row_set_seat(st: np.ndarray, tm: np.ndarray, i: int, seat: int) -> None:
-    st[i, SEAT] = seat
 
 
 @njit(cache=True, inline="always")

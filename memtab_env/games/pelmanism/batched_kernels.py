@@ -92,7 +92,7 @@ from memtab_env.vector.rng import (
     seed_pcg64_buffered,
     shuffle_row,
 )
-from memtab_env.vector.row_loops import compile_row_loops
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
 
 MAX_PLAYERS = 6
 # -- state matrix (int8) columns -------------------------------------------------------
@@ -569,6 +569,9 @@ def greedy_range(
 # the row kernels of the batched loops (memtab_env.vector.row_loops):
 # st, tm, G = (P, K, n, first, mem, window, max_turns), A = (cards, card_kind)
 # =====================================================================================
+row_ended, row_turn, row_seat, row_set_seat = column_row_kernels(OVER, CURRENT, SEAT)
+
+
 @njit(cache=True, inline="always")
 def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
               G: tuple, A: tuple, p_forget: float | None) -> None:
@@ -581,24 +584,8 @@ def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tup
     next_game(st, tm, rg, i, A[0], A[1], G[2], G[3], p_forget)
 
 
-@njit(cache=True, inline="always")
-def row_ended(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, OVER])
 
 
-@njit(cache=True, inline="always")
-def row_turn(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, CURRENT])
-
-
-@njit(cache=True, inline="always")
-def row_seat(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, SEAT])
-
-
-@njit(cache=True, inline="always")
-def row_set_seat(st: np.ndarray, tm: np.ndarray, i: int, seat: int) -> None:
-    st[i, SEAT] = seat
 
 
 @njit(cache=True, inline="always")
