@@ -89,6 +89,7 @@ ROW_KERNELS = {
 }  # fmt: skip
 
 OVER_RULES = 1
+OVER_TRUNCATED = 2
 
 
 def _unbound(*args: Any) -> Any:
@@ -104,14 +105,19 @@ row_score = row_result_bits = row_greedy = row_random = row_encode = row_mask = 
 row_flips = row_turns = row_truncate = _unbound
 
 
-def column_row_kernels(over: int, current: int, seat: int) -> tuple[Any, Any, Any, Any]:
-    """``row_ended``, ``row_turn``, ``row_seat`` and ``row_set_seat`` for a game that keeps
-    them in columns ``over``, ``current`` and ``seat`` of ``st`` (compile-time constants
-    of the loops they inline into)."""
+def column_row_kernels(over: int, current: int, seat: int) -> tuple[Any, ...]:
+    """``row_ended``, ``row_truncate``, ``row_turn``, ``row_seat`` and ``row_set_seat`` for
+    a game that keeps the end flag (0 live, 1 over, 2 truncated), the seat on turn and the
+    learner's seat in columns ``over``, ``current`` and ``seat`` of ``st`` (compile-time
+    constants of the loops they inline into)."""
 
     @njit(inline="always")
     def row_ended(st: Array, tm: Array, i: int) -> int:
         return np.int64(st[i, over])
+
+    @njit(inline="always")
+    def row_truncate(st: Array, tm: Array, i: int) -> None:
+        st[i, over] = OVER_TRUNCATED
 
     @njit(inline="always")
     def row_turn(st: Array, tm: Array, i: int) -> int:
@@ -125,7 +131,7 @@ def column_row_kernels(over: int, current: int, seat: int) -> tuple[Any, Any, An
     def row_set_seat(st: Array, tm: Array, i: int, learner: int) -> None:
         st[i, seat] = learner
 
-    return row_ended, row_turn, row_seat, row_set_seat
+    return row_ended, row_truncate, row_turn, row_seat, row_set_seat
 
 
 # =====================================================================================

@@ -48,10 +48,10 @@ class BatchedVectorView(VectorEnv):
     option checks, spaces, buffers, the Gymnasium ``reset``/``step`` around the game's
     compiled kernels, infos, same-step auto-reset and ``final_info``.
 
-    A subclass names its game, engine and kernels module (whose ``loops`` holds the
-    single-agent loop of :mod:`memtab_env.vector.row_loops`, compiled over the game's
-    row kernels, and ``SEAT`` the learner's column; the engine gives the row kernels'
-    arguments); see the subclasses for the options.
+    A subclass names its game and builds its engine, whose kernels module holds the
+    single-agent loop (``loops``, :mod:`memtab_env.vector.row_loops` compiled over the
+    game's row kernels) and ``SEAT``, the learner's column, and which gives the row
+    kernels' arguments; see the subclasses for the options.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -61,8 +61,6 @@ class BatchedVectorView(VectorEnv):
     game_options: ClassVar[tuple[str, ...]]
     #: what to render a game with (error message)
     render_hint: ClassVar[str]
-    #: the module of the game's vector kernels
-    kernels: ClassVar[Any]
     #: the built-in opponents that the game's kernels play exactly as ``agents.make``
     opponent_names: ClassVar[tuple[str, ...]] = tuple(OPPONENT_CODES)
 
@@ -215,7 +213,7 @@ class BatchedVectorView(VectorEnv):
         eng = self.engine
         st, tm, consts, deal = eng._row_args()
         eng.run(
-            self.kernels.loops.venv_reset_range, self.num_envs, st, tm, eng.rng, self._view_rng,
+            eng.kernels.loops.venv_reset_range, self.num_envs, st, tm, eng.rng, self._view_rng,
             seed_array(seed, self.num_envs), self._steps, self._obs, self._masks, self._redeals,
             self._seat_mode, self._opponents, MAX_REDEALS, eng._max_flips, consts, deal,
             eng._p_forget,
@@ -248,7 +246,7 @@ class BatchedVectorView(VectorEnv):
         obs = np.empty_like(self._obs) if self.copy else self._obs
         st, tm, consts, deal = eng._row_args()
         eng.run(
-            self.kernels.loops.venv_step_range, self.num_envs, st, tm, eng.rng, self._view_rng, acts,
+            eng.kernels.loops.venv_step_range, self.num_envs, st, tm, eng.rng, self._view_rng, acts,
             self._steps, obs, self._masks, self._rewards, self._terminated, self._truncated,
             self._illegal, self._final_obs, self._final_scores, self._final_bits, self._final_seed,
             self._final_seat, self._final_turns, self._final_flips, self._redeals, self._seat_mode,
@@ -324,7 +322,7 @@ class BatchedVectorView(VectorEnv):
     @property
     def learner_seats(self) -> np.ndarray:
         """(B,) the learner's seat in each game."""
-        return self.engine.state[:, self.kernels.SEAT].astype(np.int64)
+        return self.engine.state[:, self.engine.kernels.SEAT].astype(np.int64)
 
     def get_state(self, i: int) -> Any:
         """Game ``i`` as a scalar state of the game's engine."""

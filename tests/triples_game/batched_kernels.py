@@ -131,7 +131,9 @@ def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K
 
 
 # -- the row kernels of the batched loops -------------------------------------------------
-row_ended, row_turn, row_seat, row_set_seat = column_row_kernels(OVER, CURRENT, SEAT)
+row_ended, row_truncate, row_turn, row_seat, row_set_seat = column_row_kernels(
+    OVER, CURRENT, SEAT
+)
 
 
 @njit(cache=True, inline="always")
@@ -214,10 +216,6 @@ def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
 def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     return np.int64(st[i, TURNS])
 
-
-@njit(cache=True, inline="always")
-def row_truncate(st: np.ndarray, tm: np.ndarray, i: int) -> None:
-    st[i, OVER] = OVER_TRUNCATED
 
 
 

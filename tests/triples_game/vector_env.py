@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from memtab_env.vector.vector_env_base import BatchedVectorView
-from tests.triples_game import batched_kernels as tk
 from tests.triples_game.batched import BatchedTriples
 
 
@@ -18,7 +17,6 @@ class TriplesVectorEnv(BatchedVectorView):
     game_name = "triples"
     game_options = ("first_player", "num_kinds", "num_players")
     render_hint = "tests.triples_game.render"
-    kernels = tk
     opponent_names = ("random",)
 
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,

@@ -692,7 +692,9 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
 # st, tm (zero-width), G = (P, K, n, first, land, kland, adj, nbr, L, children, max_turns,
 # max_len, mem, window), A = (supply0,)
 # =====================================================================================
-row_ended, row_turn, row_seat, row_set_seat = column_row_kernels(OVER, CURRENT, SEAT)
+row_ended, row_truncate, row_turn, row_seat, row_set_seat = column_row_kernels(
+    OVER, CURRENT, SEAT
+)
 
 
 @njit(cache=True, inline="always")
@@ -763,11 +765,6 @@ def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     """Turns started (``MemoryBoardState.turn``)."""
     return np.int64(st[i, TURN])
 
-
-@njit(cache=True, inline="always")
-def row_truncate(st: np.ndarray, tm: np.ndarray, i: int) -> None:
-    """Never called: the engine passes no flip cap (``apply`` caps the actions)."""
-    st[i, OVER] = OVER_TRUNCATED
 
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from memtab_env.games.memory_board import batched_kernels as bk
 from memtab_env.games.memory_board.batched import BatchedMemoryBoard
 from memtab_env.games.memory_board.rules import MemoryBoardState
 from memtab_env.vector.vector_env_base import BatchedVectorView
@@ -33,7 +32,6 @@ class MemoryBoardVectorEnv(BatchedVectorView):
     game_name = "memory_board"
     game_options = GAME_OPTIONS
     render_hint = "memtab_env.games.memory_board.render"
-    kernels = bk
 
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
                      game_options: dict[str, Any]) -> BatchedMemoryBoard:

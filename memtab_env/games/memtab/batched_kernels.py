@@ -437,7 +437,9 @@ def greedy_range(st: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
 # the row kernels of the batched loops (memtab_env.vector.row_loops):
 # st, tm (zero-width), G = (n, first, mem, window), A = ()
 # =====================================================================================
-row_ended, row_turn, row_seat, row_set_seat = column_row_kernels(OVER, CURRENT, SEAT)
+row_ended, row_truncate, row_turn, row_seat, row_set_seat = column_row_kernels(
+    OVER, CURRENT, SEAT
+)
 
 
 @njit(cache=True, inline="always")
@@ -501,11 +503,6 @@ def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     """Turns started (``MemTabState.turn``)."""
     return np.int64(st[i, TURN])
 
-
-@njit(cache=True, inline="always")
-def row_truncate(st: np.ndarray, tm: np.ndarray, i: int) -> None:
-    """Never called: no MemTab game reaches its flip cap (78 flips end every game)."""
-    st[i, OVER] = 2
 
 
 

@@ -49,7 +49,6 @@ from typing import Any
 
 import numpy as np
 
-from memtab_env.games.memtab import batched_kernels as kn
 from memtab_env.games.memtab.batched import BatchedMemTab
 from memtab_env.games.memtab.rules import NUM_POSITIONS
 from memtab_env.vector.vector_env_base import BatchedVectorView
@@ -84,7 +83,6 @@ class MemTabVectorEnv(BatchedVectorView):
     game_name = "memtab"
     game_options = ("first_player", "num_players")
     render_hint = "memtab_env.games.memtab.render"
-    kernels = kn
 
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
                      game_options: dict[str, Any]) -> BatchedMemTab:

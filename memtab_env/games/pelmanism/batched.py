@@ -124,8 +124,6 @@ class BatchedPelmanism(BatchedGames):
         self.num_kinds = game.num_kinds
         self.max_turns = game.max_turns
         self._max_turns = 0 if self.max_turns is None else int(self.max_turns)
-        #: flips at which a game is truncated (the AEC env's ``max_game_length``)
-        self.max_flips = int(game.info.max_game_length)
         self._cards = np.ascontiguousarray(game.deck.cards, dtype=np.int8)
         self._card_kind = np.ascontiguousarray(game.deck.card_kind, dtype=np.int8)
         self.state = np.zeros((b, pk.state_width(p, n, self._decay)), dtype=np.int8)
@@ -140,6 +138,11 @@ class BatchedPelmanism(BatchedGames):
 
     def _set_layouts(self, indices: np.ndarray, layouts: np.ndarray) -> None:
         pk.set_layouts(self.state, indices, layouts, self._card_kind)
+
+    @property
+    def max_flips(self) -> int:
+        """Flips at which a game is truncated (the AEC env's ``max_game_length``)."""
+        return self._max_flips
 
     # -- views of the state matrices ----------------------------------------------------
     def _block(self, col: int) -> np.ndarray:

@@ -569,7 +569,9 @@ def greedy_range(
 # the row kernels of the batched loops (memtab_env.vector.row_loops):
 # st, tm, G = (P, K, n, first, mem, window, max_turns), A = (cards, card_kind)
 # =====================================================================================
-row_ended, row_turn, row_seat, row_set_seat = column_row_kernels(OVER, CURRENT, SEAT)
+row_ended, row_truncate, row_turn, row_seat, row_set_seat = column_row_kernels(
+    OVER, CURRENT, SEAT
+)
 
 
 @njit(cache=True, inline="always")
@@ -633,10 +635,6 @@ def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     """Turns completed, extra turns included (``PelmanismState.turns``)."""
     return np.int64(tm[i, TURNS])
 
-
-@njit(cache=True, inline="always")
-def row_truncate(st: np.ndarray, tm: np.ndarray, i: int) -> None:
-    st[i, OVER] = OVER_TRUNCATED
 
 
 

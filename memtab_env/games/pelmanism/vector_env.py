@@ -49,7 +49,6 @@ from typing import Any
 import numpy as np
 
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games.pelmanism import batched_kernels as pk
 from memtab_env.games.pelmanism.batched import BatchedPelmanism
 from memtab_env.games.pelmanism.rules import PelmanismState
 from memtab_env.vector.vector_env_base import BatchedVectorView
@@ -86,7 +85,6 @@ class PelmanismVectorEnv(BatchedVectorView):
     game_name = "pelmanism"
     game_options = GAME_OPTIONS
     render_hint = "memtab_env.games.pelmanism.render"
-    kernels = pk
 
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
                      game_options: dict[str, Any]) -> BatchedPelmanism:
