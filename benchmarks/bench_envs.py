@@ -7,7 +7,7 @@ legal action from the mask / ``step``), in the same process, one after another, 
 figure is the median of ``--repeats`` timed runs. Printed ratios compare MemTab with the
 peer named in the issue; absolute numbers depend on the machine, ratios much less.
 
-Targets (issue 2): ``raw_env()`` >= 2x tictactoe ``raw_env()``; ``env()`` >= 1.2x
+Targets: ``raw_env()`` >= 2x tictactoe ``raw_env()``; ``env()`` >= 1.2x
 tictactoe ``env()``; Gymnasium ``MemTab-v0`` (opponent moves included) >= POPGym
 ``ConcentrationHard``.
 """

@@ -1,5 +1,5 @@
 """Flips per second of the batched MemTab engine and its vector envs, against the scalar
-envs and peers, plus MaskablePPO training throughput (issue 7).
+envs and peers, plus MaskablePPO training throughput.
 
 Run: ``python benchmarks/bench_vector.py [--seconds 1.0] [--repeats 3]``
 
@@ -43,7 +43,7 @@ What is timed, all under uniformly random legal play:
   "engine/row" = batched engine (B = 8192, masks) over the row, "row/AEC" = the row
   over the scalar AEC env.
 
-Targets (issue 7, 2 cores, large B): engine >= 20 M flips/s with masks, >= 5 M with
+Targets (2 cores, large B): engine >= 20 M flips/s with masks, >= 5 M with
 observations; SB3 training >= 2x the SubprocVecEnv baseline.
 """
 
@@ -520,7 +520,7 @@ def memtab_table(s: float, r: int) -> None:
 
     best_masks = max(rate for name, rate in large if "obs" not in name)
     best_obs = max(rate for name, rate in large if "obs" in name)
-    print("\ntargets (issue 7), best engine figure at B >= 1024")
+    print("\ntargets, best engine figure at B >= 1024")
     print(f"  engine with masks:        {best_masks / 1e6:6.1f} M flips/s  (>= 20)  "
           f"{'met' if best_masks >= TARGET_MASKS else 'NOT met'}")
     print(f"  engine with observations: {best_obs / 1e6:6.1f} M flips/s  (>= 5)   "

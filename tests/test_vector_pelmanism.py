@@ -1,4 +1,4 @@
-"""The batched Pelmanism engine plays exactly the scalar engine's games (issue 7).
+"""The batched Pelmanism engine plays exactly the scalar engine's games.
 
 The batched kernels restate the rules of :mod:`memtab_env.games.pelmanism.rules` (the scalar
 transition is Python), so these differential tests are what keeps the two equal. They run
