@@ -6,7 +6,8 @@ carry functions of other modules compiled into them (a game's rules kernels inli
 :mod:`memtab_env.vector.memory_kernels`, the scalar engines' constants): after an edit of
 one of those, the cache would still serve old code. Every module of ``cache=True`` kernels
 that compiles in another module's code ends with a call of :func:`invalidate_stale_cache`
-naming those modules.
+naming those modules. :func:`compiled_entry` is how the scalar engines call a rules kernel
+once per flip without numba's dispatcher.
 """
 
 from __future__ import annotations
@@ -52,3 +53,15 @@ def invalidate_stale_cache(namespace: dict[str, Any], modules: Sequence[Any], st
             fh.write(digest)
     except OSError:  # a read-only cache directory: numba cannot save there either
         pass
+
+
+def compiled_entry(kernel: Any, signature: tuple[Any, ...]) -> Any:
+    """The machine-code entry of ``kernel`` for the argument types ``signature``, called
+    without numba's dispatcher; ``kernel`` itself under ``NUMBA_DISABLE_JIT``.
+
+    The dispatcher matches argument types on every call; for the per-flip calls of the
+    scalar envs that is about a third of the call's cost. The entry point skips it and so
+    trusts its caller to pass exactly those types (the engines own the arrays they pass).
+    """
+    compile_ = getattr(kernel, "compile", None)
+    return kernel if compile_ is None else compile_(signature)

@@ -1,6 +1,6 @@
 """``BatchedMemoryBoard``: B games of Memory: The Board Game stepped by compiled kernels.
 
-B games as rows of an int32 matrix (:mod:`memtab_env.games.memory_board.batched_kernels`),
+B games as rows of int32 matrices (:mod:`memtab_env.games.memory_board.batched_kernels`),
 one action per game per :meth:`BatchedMemoryBoard.step`, with auto-reset; deals, game
 seeds and forgetting streams are the AEC env's, slot for slot, as in
 :mod:`memtab_env.games.memtab.batched` (a slot reset with seed ``s`` plays the games of
@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from memtab_env.games.memory_board import batched_kernels as bk
+from memtab_env.games.memory_board import rules_kernels as rk
 from memtab_env.games.memory_board.observation import MemoryBoardEncoder
 from memtab_env.games.memory_board.rules import MemoryBoard, MemoryBoardState
 from memtab_env.vector.engine_base import BatchedGames
@@ -57,10 +58,10 @@ class BatchedMemoryBoard(BatchedGames):
         self._max_len = game.info.max_game_length
         self._max_flips = 2**62  # its cap counts every action (not only flips): its own
         self.state = np.zeros((b, bk.state_width(p, n, self._decay)), dtype=np.int32)
-        self._no_times = np.zeros((b, 0), dtype=np.int32)  # the loops' second state matrix
+        self.times = np.zeros((b, bk.time_width(p)), dtype=np.int32)
 
     def _row_args(self) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...], tuple[Any, ...]]:
-        return self.state, self._no_times, (
+        return self.state, self.times, (
             self.num_spaces, self.game.num_kinds, self.num_players, self.first_player, self._land,
             self._kland, self._adj, self._nbr, self.game.num_landscapes, self._children,
             self.game.max_turns, self._max_len, self._mem, self._window,
@@ -69,27 +70,15 @@ class BatchedMemoryBoard(BatchedGames):
     @property
     def flips(self) -> np.ndarray:
         """(B,) flips made in each game so far (returns and passes are not flips)."""
-        return self.state[:, bk.CLOCK]
+        return self.times[:, bk.CLOCK]
 
     def get_state(self, i: int) -> MemoryBoardState:
         """Game ``i`` as a :class:`~memtab_env.games.memory_board.rules.MemoryBoardState` (a
         copy), for the scalar engine, renderers and records."""
         self._check_reset()
-        row, p, n = self.state[i], self.num_spaces, self.num_players
-        game = self.game
-        st = MemoryBoardState(row[bk.HEAD : bk.HEAD + p].astype(np.int8), n, self.first_player,
-                              game.board)
-        st.status[:] = row[bk.HEAD + p : bk.HEAD + 2 * p]
-        st.holder[:] = row[bk.HEAD + 2 * p : bk.HEAD + 3 * p]
-        st.placed[:] = row[bk.HEAD + 3 * p : bk.HEAD + 4 * p]
-        st.trunks[:] = row[bk.TRUNKS : bk.TRUNKS + 4 * n].reshape(n, 4)
-        st.supply[:] = row[bk.SUPPLY : bk.SUPPLY + 4]
-        st.returning[:] = row[bk.RETURNING : bk.RETURNING + 4]
-        for name, col in (("first_flip", bk.FIRST), ("current", bk.CURRENT), ("phase", bk.PHASE),
-                          ("stage", bk.STAGE), ("num_placed", bk.NPLACED),
-                          ("final_left", bk.FINAL_LEFT), ("last_pair", bk.LAST_PAIR),
-                          ("turn", bk.TURN)):
-            setattr(st, name, int(row[col]))
-        st.over = bool(row[bk.OVER] == bk.OVER_RULES)
-        st.capped = bool(row[bk.CAPPED])
+        st = MemoryBoardState.__new__(MemoryBoardState)
+        st.data = self.state[i : i + 1, : rk.state_size(self.num_spaces)].copy()
+        st.data[0, rk.OVER] = st.data[0, rk.OVER] == bk.OVER_RULES
+        st.data[0, rk.SPARE] = 0
+        st.num_players = self.num_players
         return st

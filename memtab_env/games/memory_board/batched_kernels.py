@@ -1,42 +1,40 @@
-"""Numba kernels of the batched Memory: The Board Game: B games as rows of one int32 matrix.
+"""Numba kernels of the batched Memory: The Board Game: B games as rows of int32 matrices.
 
-The transition re-expresses :meth:`memtab_env.games.memory_board.rules.MemoryBoard.apply_inplace`
-over one row (the scalar engine's state is a Python object that compiled loops cannot
-call), as do :func:`encode_row` for ``MemoryBoardEncoder.encode`` and :func:`legal_row` for
-``legal_mask``; ``tests/test_batched_equals_scalar.py`` holds them equal to the scalar
-view step for step. The deal, the generator streams and the forgetting streams are those
-of every game (:mod:`memtab_env.vector.batch_kernels`, the same columns of the generator
+The rules are the scalar engine's own kernels (:mod:`memtab_env.games.memory_board.rules_kernels`),
+called on row ``i`` of the state matrix, whose first columns are the rules' state row;
+this module adds what a batch keeps beside it: the memory models' clocks and bits, the
+deal from each slot's seed stream, the action cap, the observation and the ``random`` and
+``greedy`` opponents. :func:`encode_row` re-expresses ``MemoryBoardEncoder.encode`` and
+:func:`greedy_action` ``MemoryBoardGreedyAgent``; ``tests/test_batched_equals_scalar.py``
+and ``tests/test_batched_engine_equals_scalar.py`` hold them equal to the scalar view
+step for step. The deal, the generator streams and the forgetting streams are those of
+every game (:mod:`memtab_env.vector.batch_kernels`, the same columns of the generator
 matrix; the memory models of :mod:`memtab_env.vector.memory_kernels`), and the loops of
 the engine and the single-agent view are every game's (:mod:`memtab_env.vector.row_loops`,
 compiled over this module's row kernels as :data:`loops`).
 
 The board is data: its arrays are kernel arguments (``land``: landscape of every space,
-``kland``: landscape of every picture, ``adj``: int8 side adjacency, ``supply0``: the
-trunks of size 1..4 at the start). ``P`` spaces, ``K`` pictures, ``L`` landscapes,
-``n`` seats; actions ``0..P-1`` flip, ``P..2P-1`` place, ``2P`` end a return, ``2P+1``
-pass (:mod:`memtab_env.games.memory_board.rules`).
+``kland``: landscape of every picture, ``adj``: int8 side adjacency, ``nbr``: side
+neighbours, ``supply0``: the trunks of size 1..4 at the start). ``P`` spaces, ``K``
+pictures, ``L`` landscapes, ``n`` seats; actions ``0..P-1`` flip, ``P..2P-1`` place,
+``2P`` end a return, ``2P+1`` pass (:mod:`memtab_env.games.memory_board.rules`).
 
 State matrix ``st`` (int32, one row per game)::
 
-    CURRENT, PHASE, STAGE, NPLACED, FINAL_LEFT, LAST_PAIR, TURN, CAPPED, FIRST
-                       the scalar fields of ``MemoryBoardState`` (FIRST = first_flip)
-    OVER               0 live, 1 over by the rules, 2 truncated at the AEC env's
+    [0, HEAD + 4P)     the rules' state row (``rules_kernels``); in the batch OVER is 0
+                       live, 1 over by the rules, 2 truncated at the AEC env's
                        ``max_game_length``
-    SEAT               the learner's seat (single-agent view)
-    CLOCK              flips (= reveals) so far (``Memory.time``)
-    ACTIONS            actions so far (the AEC env's transitions)
-    [SUPPLY, +4)       trunks of size 1..4 left
-    [RETURNING, +4)    spaces placed in the current return, -1 unused
-    [TRUNKS, +4 * 4)   trunks of size 1..4 of each seat
-    [LASTACT, +4)      CLOCK before each seat's latest action (``none``'s threshold)
-    [HEAD, +P)         layout: picture of card c (the card dealt on space c)
-    [HEAD + P, +P)     status: 0 DOWN, 1 UP, 2 FREE, 3 PLACED
-    [HEAD + 2P, +P)    holder of card c, -1
-    [HEAD + 3P, +P)    placed: card id on space s, -1
-    [HEAD + 4P, +P)    CLOCK of space s's latest reveal (1-based), 0 never
-    [HEAD + 5P, +nP)   decay memory only: remembered bit of each (observer, space)
+    SEAT               (the rules' spare column) the learner's seat (single-agent view)
+    [HEAD + 4P, +nP)   decay memory only: remembered bit of each (observer, space)
     then [+nP)         greedy memory: the picture seat s's observations showed at each
                        space, -1 unknown (``MemoryBoardGreedyAgent.seen``)
+
+Time matrix ``tm`` (int32, one row per game)::
+
+    CLOCK              flips (= reveals) so far (``Memory.time``)
+    ACTIONS            actions so far (the AEC env's transitions)
+    [LASTACT, +4)      CLOCK before each seat's latest action (``none``'s threshold)
+    [RTIME, +P)        CLOCK of space s's latest reveal (1-based), 0 never
 """
 
 from __future__ import annotations
@@ -47,37 +45,44 @@ import numpy as np
 from numba import njit
 
 from memtab_env.boards import MAX_RETURN
-from memtab_env.games.memory_board import rules as mb
+from memtab_env.games.memory_board import rules_kernels as rk
+from memtab_env.games.memory_board.rules_kernels import (
+    CURRENT,
+    FINAL_LEFT,
+    HEAD,
+    LAST_PAIR,
+    MAX_PLAYERS,
+    NPLACED,
+    OVER,
+    PHASE,
+    RETURNING,
+    STAGE,
+    SUPPLY,
+    TURN,
+    TURN_OVER,
+)
 from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
 from memtab_env.vector.numba_cache import invalidate_stale_cache
 from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
 
-MAX_PLAYERS = 4
-CURRENT = 0
-PHASE = 1
-STAGE = 2
-NPLACED = 3
-FINAL_LEFT = 4
-LAST_PAIR = 5
-TURN = 6
-CAPPED = 7
-FIRST = 8
-OVER = 9
-SEAT = 10
-CLOCK = 11
-ACTIONS = 12
-SUPPLY = 13
-RETURNING = SUPPLY + MAX_RETURN
-TRUNKS = RETURNING + MAX_RETURN
-LASTACT = TRUNKS + MAX_RETURN * MAX_PLAYERS
-HEAD = LASTACT + MAX_PLAYERS
+#: the scalar engine's rules kernels themselves, compiled for inlining into the batched
+#: loops (numba then drops the reference counting of the row view that a call would pay)
+_rules_apply = njit(inline="always")(rk.apply.py_func)
+_rules_reset = njit(inline="always")(rk.reset.py_func)
+_rules_legal = njit(inline="always")(rk.legal.py_func)
+_rules_tree = njit(inline="always")(rk.tree.py_func)
+_winner_bits = njit(inline="always")(rk.winner_bits.py_func)
+
+SEAT = rk.SPARE
 OVER_RULES = 1
 OVER_TRUNCATED = 2
-# apply() result bits
-TURN_OVER = 1
-GAME_OVER = 2
+# -- time matrix (int32) columns ---------------------------------------------------------
+CLOCK = 0
+ACTIONS = 1
+LASTACT = 2
+RTIME = LASTACT + MAX_PLAYERS
 #: observation blocks after the per-space ones: phase one-hot and stage one-hot sizes
 NUM_PHASES = 2 + (MAX_RETURN - 1)
 NUM_STAGES = 3
@@ -85,60 +90,45 @@ NUM_STAGES = 3
 
 def state_width(num_spaces: int, num_players: int, decay: bool) -> int:
     """Columns of the state matrix."""
-    return HEAD + 5 * num_spaces + num_spaces * num_players * (2 if decay else 1)
+    return rk.state_size(num_spaces) + num_spaces * num_players * (2 if decay else 1)
+
+
+def time_width(num_spaces: int) -> int:
+    """Columns of the time matrix."""
+    return RTIME + num_spaces
 
 
 @njit(cache=True)
 def decay_col(observer: int, P: int) -> int:
-    return HEAD + 5 * P + P * observer
+    return HEAD + 4 * P + P * observer
 
 
 @njit(cache=True)
 def seen_col(seat: int, P: int, n: int, decay: bool) -> int:
-    return HEAD + 5 * P + (P * n if decay else 0) + P * seat
+    return HEAD + 4 * P + (P * n if decay else 0) + P * seat
 
 
 # =====================================================================================
 # one game: row i
 # =====================================================================================
 @njit(cache=True)
-def clear_game(st: np.ndarray, i: int, P: int, n: int, first: int, supply0: np.ndarray,
-               decay: bool) -> None:
-    """Everything but the layout as a fresh ``MemoryBoardState``, and fresh memories."""
-    st[i, CURRENT] = first
-    st[i, PHASE] = mb.CHOOSE
-    st[i, STAGE] = mb.MAIN
-    st[i, NPLACED] = 0
-    st[i, FINAL_LEFT] = 0
-    st[i, LAST_PAIR] = -1
-    st[i, TURN] = 1
-    st[i, CAPPED] = 0
-    st[i, FIRST] = -1
-    st[i, OVER] = 0
-    st[i, CLOCK] = 0
-    st[i, ACTIONS] = 0
-    for j in range(MAX_RETURN):
-        st[i, SUPPLY + j] = supply0[j]
-        st[i, RETURNING + j] = -1
-    for j in range(MAX_RETURN * MAX_PLAYERS):
-        st[i, TRUNKS + j] = 0
-    for j in range(MAX_PLAYERS):
-        st[i, LASTACT + j] = 0
-    for p in range(P):
-        st[i, HEAD + P + p] = mb.DOWN
-        st[i, HEAD + 2 * P + p] = -1
-        st[i, HEAD + 3 * P + p] = -1
-        st[i, HEAD + 4 * P + p] = 0
+def clear_game(st: np.ndarray, tm: np.ndarray, i: int, P: int, n: int, first: int,
+               supply0: np.ndarray, decay: bool) -> None:
+    """Everything but the layout as a fresh ``MemoryBoardState`` (``rules_kernels.reset``),
+    and fresh memories."""
+    _rules_reset(st, i, P, first, supply0)
+    for j in range(tm.shape[1]):
+        tm[i, j] = 0
     seen = seen_col(0, P, n, decay)
-    for j in range(HEAD + 5 * P, seen):
+    for j in range(HEAD + 4 * P, seen):
         st[i, j] = 0
     for j in range(seen, seen + P * n):
         st[i, j] = -1
 
 
 @njit(cache=True)
-def new_game(st: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64, P: int, n: int,
-             first: int, supply0: np.ndarray, p_forget: float | None) -> None:
+def new_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64,
+             P: int, n: int, first: int, supply0: np.ndarray, p_forget: float | None) -> None:
     """The game with seed ``game_seed`` in slot ``i``: ``default_rng(game_seed)
     .permutation(deck)`` (``MemoryBoard.new_game``), forgetting streams as the AEC env's."""
     rg[i, bt.R_GAME_SEED] = game_seed
@@ -148,233 +138,71 @@ def new_game(st: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64, P: in
         st[i, HEAD + 2 * k + 1] = k
     rn.shuffle_row(rg, i, bt.R_AUX, st, i, HEAD, P)
     rn.seed_pcg64_buffered(rg, i, bt.R_AUX, game_seed, 1, bt.AUX_KEY, 0)
-    clear_game(st, i, P, n, first, supply0, p_forget is not None)
+    clear_game(st, tm, i, P, n, first, supply0, p_forget is not None)
     if p_forget is not None:
         for o in range(n):
             rn.seed_pcg64(rg, i, bt.R_MEM + rn.PCG_WORDS_64 * o, game_seed, 2, bt.MEMORY_KEY, o)
 
 
 @njit(cache=True)
-def next_game(st: np.ndarray, rg: np.ndarray, i: int, P: int, n: int, first: int,
-              supply0: np.ndarray, p_forget: float | None) -> None:
+def next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, P: int, n: int,
+              first: int, supply0: np.ndarray, p_forget: float | None) -> None:
     """The slot's next game: its seed is the next draw of the seed stream."""
     rg[i, bt.R_GAMES] += np.uint64(1)
-    new_game(st, rg, i, rn.next_seed(rg, i, bt.R_SEEDS), P, n, first, supply0, p_forget)
+    new_game(st, tm, rg, i, rn.next_seed(rg, i, bt.R_SEEDS), P, n, first, supply0, p_forget)
 
 
-@njit(cache=True)
-def reveal(st: np.ndarray, rg: np.ndarray, i: int, pos: int, P: int, n: int,
-           p_forget: float | None) -> None:
-    """``Memory.on_action``'s reveal of ``pos`` (decay bits, clock, reveal time)."""
-    mm.remember_reveal(st, rg, i, HEAD + 5 * P, pos, P, n, p_forget, bt.R_MEM)
-    st[i, CLOCK] += 1
-    st[i, HEAD + 4 * P + pos] = st[i, CLOCK]
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tree(st: np.ndarray, i: int, seat: int) -> int:
-    """Tree height of ``seat`` (sum of its trunk sizes)."""
-    h = 0
-    for s in range(MAX_RETURN):
-        h += (s + 1) * st[i, TRUNKS + MAX_RETURN * seat + s]
-    return h
+    """Tree height of ``seat`` (``rules_kernels.tree``)."""
+    return _rules_tree(st, i, seat)
 
 
 @njit(cache=True)
-def _end_turn(st: np.ndarray, i: int, P: int, n: int, again: bool, max_turns: int) -> int:
-    """``MemoryBoard._end_turn``; returns the result bits."""
-    st[i, PHASE] = mb.CHOOSE
-    code = TURN_OVER
-    stage = st[i, STAGE]
-    if stage == mb.MAIN:
-        if st[i, TURN] >= max_turns:
-            st[i, OVER] = OVER_RULES
-            st[i, CAPPED] = 1
-            code |= GAME_OVER
-        else:
-            if not again:
-                st[i, CURRENT] = (st[i, CURRENT] + 1) % n
-            st[i, TURN] += 1
-    elif stage == mb.FINAL:
-        st[i, FINAL_LEFT] -= 1
-        if st[i, FINAL_LEFT] == 0:
-            st[i, OVER] = OVER_RULES
-            code |= GAME_OVER
-        else:
-            st[i, CURRENT] = (st[i, CURRENT] + 1) % n
-            st[i, TURN] += 1
-    else:  # children's returns: the next seat in order that still holds cards
-        hcol = HEAD + 2 * P
-        for step in range(1, n + 1):
-            seat = (st[i, CURRENT] + step) % n
-            held = False
-            for c in range(P):
-                if st[i, hcol + c] == seat:
-                    held = True
-                    break
-            if held:
-                st[i, CURRENT] = seat
-                st[i, TURN] += 1
-                return code
-        st[i, OVER] = OVER_RULES
-        code |= GAME_OVER
-    return code
-
-
-@njit(cache=True)
-def _finish_return(st: np.ndarray, i: int, P: int, n: int, max_turns: int) -> int:
-    """``MemoryBoard._finish_return``: a k-trunk, else the next smaller one left."""
-    k = st[i, NPLACED]
-    for size in range(k, 0, -1):
-        if st[i, SUPPLY + size - 1] > 0:
-            st[i, SUPPLY + size - 1] -= 1
-            st[i, TRUNKS + MAX_RETURN * st[i, CURRENT] + size - 1] += 1
-            break
-    for j in range(MAX_RETURN):
-        st[i, RETURNING + j] = -1
-    st[i, NPLACED] = 0
-    return _end_turn(st, i, P, n, False, max_turns)
-
-
-@njit(cache=True)
-def apply(st: np.ndarray, rg: np.ndarray, i: int, a: int, P: int, n: int, land: np.ndarray,
-          kland: np.ndarray, children: bool, max_turns: int, max_len: int,
+def apply(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, a: int, P: int, n: int,
+          land: np.ndarray, kland: np.ndarray, children: bool, max_turns: int, max_len: int,
           p_forget: float | None) -> int:
-    """Action ``a`` (legal: the caller checked) for the seat on turn, with the memory
-    bookkeeping of the AEC env (``Memory.on_action``) and its truncation at ``max_len``
-    actions. Returns the result bits."""
-    player = st[i, CURRENT]
-    scol = HEAD + P
-    hcol = HEAD + 2 * P
-    st[i, LASTACT + player] = st[i, CLOCK]
-    code = 0
-    if a < P:  # flip
-        reveal(st, rg, i, a, P, n, p_forget)
-        if st[i, PHASE] == mb.CHOOSE:
-            st[i, scol + a] = mb.UP
-            st[i, FIRST] = a
-            st[i, PHASE] = mb.FLIP2
-        else:
-            first = st[i, FIRST]
-            st[i, FIRST] = -1
-            if st[i, HEAD + first] == st[i, HEAD + a]:  # a pair: collect both
-                st[i, scol + first] = mb.FREE
-                st[i, scol + a] = mb.FREE
-                st[i, hcol + first] = player
-                st[i, hcol + a] = player
-                left = False
-                for q in range(P):
-                    if st[i, scol + q] == mb.DOWN:
-                        left = True
-                        break
-                if left:
-                    code = _end_turn(st, i, P, n, True, max_turns)
-                else:  # the last pair: the endgame starts with the taker
-                    st[i, LAST_PAIR] = player
-                    st[i, PHASE] = mb.CHOOSE
-                    st[i, TURN] += 1
-                    if children:
-                        st[i, STAGE] = mb.CHILDREN
-                    else:
-                        st[i, STAGE] = mb.FINAL
-                        st[i, FINAL_LEFT] = n
-                    code = TURN_OVER
-            else:
-                st[i, scol + first] = mb.DOWN
-                code = _end_turn(st, i, P, n, False, max_turns)
-    elif a < 2 * P:  # place the lowest held card of the space's landscape
-        s = a - P
-        want = land[s]
-        card = -1
-        for c in range(P):
-            if st[i, hcol + c] == player and kland[st[i, HEAD + c]] == want:
-                card = c
-                break
-        st[i, hcol + card] = -1
-        st[i, HEAD + 3 * P + s] = card
-        st[i, scol + s] = mb.PLACED
-        st[i, RETURNING + st[i, NPLACED]] = s
-        st[i, NPLACED] += 1
-        st[i, PHASE] = mb.RETURN
-        if st[i, NPLACED] == MAX_RETURN:
-            code = _finish_return(st, i, P, n, max_turns)
-    elif a == 2 * P:
-        code = _finish_return(st, i, P, n, max_turns)
-    else:  # pass
-        code = _end_turn(st, i, P, n, False, max_turns)
-    st[i, ACTIONS] += 1
-    if st[i, OVER] == 0 and st[i, ACTIONS] >= max_len:
+    """Action ``a`` (legal: the caller checked) for the seat on turn with the rules'
+    ``apply``, the memory bookkeeping of the AEC env (``Memory.on_action``: a flip
+    reveals) and its truncation at ``max_len`` actions. Returns the result bits."""
+    tm[i, LASTACT + st[i, CURRENT]] = tm[i, CLOCK]
+    if a < P:  # a flip reveals its card
+        mm.remember_reveal(st, rg, i, HEAD + 4 * P, a, P, n, p_forget, bt.R_MEM)
+        clock = tm[i, CLOCK] + 1
+        tm[i, CLOCK] = clock
+        tm[i, RTIME + a] = clock
+    code = _rules_apply(st, i, a, P, n, land, kland, children, max_turns)
+    actions = tm[i, ACTIONS] + 1
+    tm[i, ACTIONS] = actions
+    if st[i, OVER] == 0 and actions >= max_len:
         st[i, OVER] = OVER_TRUNCATED
     return code
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_row(st: np.ndarray, i: int, out: np.ndarray, P: int, land: np.ndarray,
               kland: np.ndarray, adj: np.ndarray, L: int) -> int:
-    """``MemoryBoard.legal_mask`` into ``out[i]`` (int8, all zero once ended); returns the
-    number of legal actions."""
-    A = 2 * P + 2
-    for a in range(A):
-        out[i, a] = 0
-    if st[i, OVER] != 0:
-        return 0
-    scol = HEAD + P
-    count = 0
-    phase = st[i, PHASE]
-    if phase == mb.FLIP2:
-        for p in range(P):
-            d = st[i, scol + p] == mb.DOWN
-            out[i, p] = d
-            count += d
-        return count
-    player = st[i, CURRENT]
-    colours = 0  # bit l: the player holds a card of landscape l
-    hcol = HEAD + 2 * P
-    for c in range(P):
-        if st[i, hcol + c] == player:
-            colours |= 1 << kland[st[i, HEAD + c]]
-    np_ = st[i, NPLACED]
-    for s in range(P):
-        ok = (st[i, scol + s] == mb.FREE) and ((colours >> land[s]) & 1) != 0
-        if ok and phase == mb.RETURN:
-            touch = False
-            for j in range(np_):
-                if adj[st[i, RETURNING + j], s]:
-                    touch = True
-            ok = touch
-        if ok:
-            out[i, P + s] = 1
-            count += 1
-    if phase == mb.RETURN:
-        out[i, 2 * P] = 1
-        count += 1
-    elif st[i, STAGE] == mb.MAIN:
-        for p in range(P):
-            d = st[i, scol + p] == mb.DOWN
-            out[i, p] = d
-            count += d
-    elif st[i, STAGE] == mb.FINAL:
-        out[i, 2 * P + 1] = 1
-        count += 1
-    return count
+    """``rules_kernels.legal`` of game ``i`` into ``out[i]``; returns the number of legal
+    actions."""
+    return _rules_legal(st, i, out, P, land, kland, adj, L)
 
 
-@njit(cache=True)
-def memory_threshold(st: np.ndarray, i: int, observer: int, mem: int, window: int) -> int:
+@njit(cache=True, inline="always")
+def memory_threshold(tm: np.ndarray, i: int, observer: int, mem: int, window: int) -> int:
     """:func:`~memtab_env.vector.memory_kernels.threshold` of ``observer`` in game ``i``."""
-    return mm.threshold(mem, window, st[i, CLOCK], st[i, LASTACT + observer])
+    return mm.threshold(mem, window, tm[i, CLOCK], tm[i, LASTACT + observer])
 
 
-@njit(cache=True)
-def visible_picture(st: np.ndarray, i: int, p: int, P: int, thr: int, decay: bool,
-                    dcol: int) -> int:
+@njit(cache=True, inline="always")
+def visible_picture(st: np.ndarray, tm: np.ndarray, i: int, p: int, P: int, thr: int,
+                    decay: bool, dcol: int) -> int:
     """The picture the observer sees at space ``p`` (face up, or face down and
     remembered), -1 if none."""
     s = st[i, HEAD + P + p]
-    if s == mb.UP:
+    if s == rk.UP:
         return st[i, HEAD + p]
-    if s == mb.DOWN:
-        rem = st[i, HEAD + 4 * P + p] > thr
+    if s == rk.DOWN:
+        rem = tm[i, RTIME + p] > thr
         if decay:
             rem = rem or st[i, dcol + p] != 0
         if rem:
@@ -383,31 +211,8 @@ def visible_picture(st: np.ndarray, i: int, p: int, P: int, thr: int, decay: boo
 
 
 @njit(cache=True)
-def result_bits(st: np.ndarray, i: int, P: int, n: int) -> int:
-    """``MemoryBoard.winners``: highest tree, then more collected cards; bit 1 + seat."""
-    best = -1
-    for j in range(n):
-        best = max(best, tree(st, i, j))
-    most = -1
-    for j in range(n):
-        if tree(st, i, j) == best:
-            held = 0
-            for c in range(P):
-                held += st[i, HEAD + 2 * P + c] == j
-            most = max(most, held)
-    bits = 0
-    for j in range(n):
-        if tree(st, i, j) == best:
-            held = 0
-            for c in range(P):
-                held += st[i, HEAD + 2 * P + c] == j
-            if held == most:
-                bits |= 1 << (1 + j)
-    return bits
-
-
-@njit(cache=True)
-def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K: int,
+def encode_row(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.ndarray, P: int,
+               K: int,
                n: int, land: np.ndarray, kland: np.ndarray, L: int, mem: int,
                window: int) -> None:
     """``MemoryBoardEncoder.encode(state, observer, remembered)`` into ``out[i]`` (the
@@ -425,16 +230,16 @@ def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K
     stage = phase + NUM_PHASES
     fdone = stage + NUM_STAGES
     turn = fdone + n
-    thr = memory_threshold(st, i, observer, mem, window)
+    thr = memory_threshold(tm, i, observer, mem, window)
     decay = mem == mm.MEM_DECAY
     dcol = decay_col(observer, P)
     for p in range(P):
         s = st[i, HEAD + P + p]
         out[i, 4 * p + s] = 1
-        k = visible_picture(st, i, p, P, thr, decay, dcol)
+        k = visible_picture(st, tm, i, p, P, thr, decay, dcol)
         if k >= 0:
             out[i, pic + p * K + k] = 1
-        if s == mb.FREE or s == mb.PLACED:
+        if s == rk.FREE or s == rk.PLACED:
             out[i, taken + st[i, HEAD + p]] = 1
         out[i, lcol + p * L + land[p]] = 1
         h = st[i, HEAD + 2 * P + p]
@@ -449,15 +254,15 @@ def encode_row(st: np.ndarray, i: int, observer: int, out: np.ndarray, P: int, K
         out[i, sup + j] = st[i, SUPPLY + j]
     if st[i, OVER] == 0:
         ph = st[i, PHASE]
-        if ph == mb.CHOOSE:
+        if ph == rk.CHOOSE:
             out[i, phase] = 1
-        elif ph == mb.FLIP2:
+        elif ph == rk.FLIP2:
             out[i, phase + 1] = 1
         else:
             out[i, phase + 1 + st[i, NPLACED]] = 1
         out[i, turn + (st[i, CURRENT] - observer + n) % n] = 1
     out[i, stage + st[i, STAGE]] = 1
-    if st[i, STAGE] == mb.FINAL:
+    if st[i, STAGE] == rk.FINAL:
         for k in range(n - st[i, FINAL_LEFT]):
             seat = (st[i, LAST_PAIR] + k) % n
             out[i, fdone + (seat - observer + n) % n] = 1
@@ -609,7 +414,8 @@ def _unknown_flip(st: np.ndarray, i: int, scratch: np.ndarray, P: int, seen: int
 
 
 @njit(cache=True)
-def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, land: np.ndarray,
+def greedy_action(st: np.ndarray, tm: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int,
+                  land: np.ndarray,
                   kland: np.ndarray, adj: np.ndarray, nbr: np.ndarray, L: int, mem: int,
                   window: int) -> int:
     """``MemoryBoardGreedyAgent.act`` of the seat on turn in game ``i``: its observation
@@ -618,21 +424,21 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
     The legal mask is written into ``scratch[i]``."""
     seat = st[i, CURRENT]
     legal_row(st, i, scratch, P, land, kland, adj, L)
-    thr = memory_threshold(st, i, seat, mem, window)
+    thr = memory_threshold(tm, i, seat, mem, window)
     decay = mem == mm.MEM_DECAY
     dcol = decay_col(seat, P)
     seen = seen_col(seat, P, n, decay)
     scol = HEAD + P
     for p in range(P):
-        k = visible_picture(st, i, p, P, thr, decay, dcol)
+        k = visible_picture(st, tm, i, p, P, thr, decay, dcol)
         if k >= 0:
             st[i, seen + p] = k
     phase = st[i, PHASE]
     stage = st[i, STAGE]
-    if phase == mb.FLIP2:
+    if phase == rk.FLIP2:
         up = -1
         for p in range(P):
-            if st[i, scol + p] == mb.UP:
+            if st[i, scol + p] == rk.UP:
                 up = p
                 break
         want = st[i, seen + up] if up >= 0 else -2
@@ -642,7 +448,7 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
         return _unknown_flip(st, i, scratch, P, seen)
     free = np.zeros(P, dtype=np.bool_)
     for p in range(P):
-        free[p] = st[i, scol + p] == mb.FREE and (phase != mb.CHOOSE or scratch[i, P + p] != 0)
+        free[p] = st[i, scol + p] == rk.FREE and (phase != rk.CHOOSE or scratch[i, P + p] != 0)
     budget = np.zeros(L, dtype=np.int64)
     for c in range(P):
         if st[i, HEAD + 2 * P + c] == seat:
@@ -657,19 +463,19 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
             q -= 1
         start[q] = t
     best = np.empty(MAX_RETURN, dtype=np.int64)
-    if phase == mb.RETURN:
+    if phase == rk.RETURN:
         g = _plan(free, budget, start, ns, land, nbr, best, st, i)
         for j in range(ns, g):
             if scratch[i, P + best[j]]:
                 return P + best[j]
         return 2 * P
-    if stage == mb.MAIN:
+    if stage == rk.MAIN:
         counts = np.zeros(P, dtype=np.int64)
         for p in range(P):
-            if st[i, scol + p] == mb.DOWN and st[i, seen + p] >= 0:
+            if st[i, scol + p] == rk.DOWN and st[i, seen + p] >= 0:
                 counts[st[i, seen + p]] += 1
         for p in range(P):
-            if st[i, scol + p] == mb.DOWN and st[i, seen + p] >= 0 and counts[st[i, seen + p]] >= 2:
+            if st[i, scol + p] == rk.DOWN and st[i, seen + p] >= 0 and counts[st[i, seen + p]] >= 2:
                 return p
         g = _plan(free, budget, start, 0, land, nbr, best, st, i)
         top = trunk_for(MAX_RETURN, st, i)
@@ -677,7 +483,7 @@ def greedy_action(st: np.ndarray, i: int, scratch: np.ndarray, P: int, n: int, l
             return P + best[0]
         return _unknown_flip(st, i, scratch, P, seen)
     g = _plan(free, budget, start, 0, land, nbr, best, st, i)
-    if g > 0 and (stage == mb.CHILDREN or trunk_for(g, st, i) > 0):
+    if g > 0 and (stage == rk.CHILDREN or trunk_for(g, st, i) > 0):
         return P + best[0]
     if scratch[i, 2 * P + 1]:
         return 2 * P + 1
@@ -701,25 +507,21 @@ row_ended, row_truncate, row_turn, row_seat, row_set_seat = column_row_kernels(
 def row_reset(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, seed: np.uint64,
               G: tuple, A: tuple, p_forget: float | None) -> None:
     bt.seed_slot(rg, i, seed)
-    new_game(st, rg, i, seed, G[0], G[2], G[3], A[0], p_forget)
+    new_game(st, tm, rg, i, seed, G[0], G[2], G[3], A[0], p_forget)
 
 
 @njit(cache=True, inline="always")
 def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tuple, A: tuple,
                   p_forget: float | None) -> None:
-    next_game(st, rg, i, G[0], G[2], G[3], A[0], p_forget)
+    next_game(st, tm, rg, i, G[0], G[2], G[3], A[0], p_forget)
 
 
 @njit(cache=True, inline="always")
 def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, a: int, G: tuple,
              p_forget: float | None) -> bool:
     """Any action (flip, place, end a return, pass); True when it ended the turn."""
-    code = apply(st, rg, i, a, G[0], G[2], G[4], G[5], G[9], G[10], G[11], p_forget)
+    code = apply(st, tm, rg, i, a, G[0], G[2], G[4], G[5], G[9], G[10], G[11], p_forget)
     return (code & TURN_OVER) != 0
-
-
-
-
 
 
 @njit(cache=True, inline="always")
@@ -730,12 +532,12 @@ def row_score(st: np.ndarray, tm: np.ndarray, i: int, seat: int, G: tuple) -> in
 
 @njit(cache=True, inline="always")
 def row_result_bits(st: np.ndarray, tm: np.ndarray, i: int, G: tuple) -> int:
-    return result_bits(st, i, G[0], G[2])
+    return _winner_bits(st, i, G[0], G[2])
 
 
 @njit(cache=True, inline="always")
 def row_greedy(st: np.ndarray, tm: np.ndarray, i: int, scratch: np.ndarray, G: tuple) -> int:
-    return greedy_action(st, i, scratch, G[0], G[2], G[4], G[5], G[6], G[7], G[8], G[12],
+    return greedy_action(st, tm, i, scratch, G[0], G[2], G[4], G[5], G[6], G[7], G[8], G[12],
                          G[13])
 
 
@@ -747,7 +549,7 @@ def row_random(st: np.ndarray, tm: np.ndarray, vg: np.ndarray, i: int, column: i
 
 @njit(cache=True, inline="always")
 def row_encode(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
-    encode_row(st, i, observer, out, G[0], G[1], G[2], G[4], G[5], G[8], G[12], G[13])
+    encode_row(st, tm, i, observer, out, G[0], G[1], G[2], G[4], G[5], G[8], G[12], G[13])
 
 
 @njit(cache=True, inline="always")
@@ -757,7 +559,7 @@ def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple
 
 @njit(cache=True, inline="always")
 def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, CLOCK])
+    return np.int64(tm[i, CLOCK])
 
 
 @njit(cache=True, inline="always")
@@ -766,7 +568,5 @@ def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     return np.int64(st[i, TURN])
 
 
-
-
-invalidate_stale_cache(globals(), [rn, bt, mm, mb], "memory_board_batched_kernels.deps")
-loops = compile_row_loops(globals(), "memory_board", [rn, bt, mm, mb, sys.modules[__name__]])
+invalidate_stale_cache(globals(), [rk, rn, bt, mm], "memory_board_batched_kernels.deps")
+loops = compile_row_loops(globals(), "memory_board", [rk, rn, bt, mm, sys.modules[__name__]])

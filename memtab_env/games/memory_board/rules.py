@@ -70,17 +70,21 @@ at least one card and takes at most one more action to end).
 Card codes: landscape letter + 1-based picture number within the landscape (``Y1`` ..
 ``Y6``, ``B1`` .., see :mod:`memtab_env.boards`); picture ids run landscape by landscape.
 
-State (all fixed-shape, sentinels next to the field; n seats, P spaces)::
+State: one row of an int32 matrix (:class:`MemoryBoardState` ``.data``; layout in
+:mod:`memtab_env.games.memory_board.rules_kernels`, which holds the transition and the
+legal actions as numba kernels shared with the batched engine; this module is the Python
+face of the rules: validation with clear errors, the deal, records, scores and winners).
+Its fields, all views into the row, with their sentinels (n seats, P spaces)::
 
-    layout     int8[P]    picture of card c, the card dealt on space c (never changes)
-    status     int8[P]    per space: 0 DOWN (its dealt card, face down), 1 UP (its dealt
+    layout     int[P]     picture of card c, the card dealt on space c (never changes)
+    status     int[P]     per space: 0 DOWN (its dealt card, face down), 1 UP (its dealt
                           card, flipped this turn), 2 FREE (card taken, space empty),
                           3 PLACED (a returned card lies face up on it for good)
-    holder     int8[P]    per card: the seat that collected it and holds it, -1 otherwise
-    placed     int16[P]   per space: card id lying face up on it, -1 unless PLACED
-    trunks     int16[n,4] trunks of size 1..4 each seat has received
-    supply     int16[4]   trunks of size 1..4 left in the supply
-    returning  int16[4]   spaces placed in the current return, in order, -1 unused
+    holder     int[P]     per card: the seat that collected it and holds it, -1 otherwise
+    placed     int[P]     per space: card id lying face up on it, -1 unless PLACED
+    trunks     int[n,4]   trunks of size 1..4 each seat has received
+    supply     int[4]     trunks of size 1..4 left in the supply
+    returning  int[4]     spaces placed in the current return, in order, -1 unused
     first_flip int         space flipped first this turn, -1 for none
     current, phase (0 CHOOSE: turn start, 1 FLIP2: second flip, 2 RETURN: returning),
     stage (0 MAIN, 1 FINAL: final round, 2 CHILDREN: children's returns),
@@ -100,12 +104,13 @@ import numpy as np
 from memtab_env.boards import MAX_RETURN, Board, default_board, load_board
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
 from memtab_env.games.base import Game, GameInfo, Transition, check_action, check_int_option
+from memtab_env.games.memory_board import rules_kernels as K
 
-DOWN, UP, FREE, PLACED = 0, 1, 2, 3
+DOWN, UP, FREE, PLACED = K.DOWN, K.UP, K.FREE, K.PLACED
 STATUS_NAMES = ("down", "up", "free", "placed")
-CHOOSE, FLIP2, RETURN = 0, 1, 2
+CHOOSE, FLIP2, RETURN = K.CHOOSE, K.FLIP2, K.RETURN
 PHASE_NAMES = ("choose", "second flip", "returning")
-MAIN, FINAL, CHILDREN = 0, 1, 2
+MAIN, FINAL, CHILDREN = K.MAIN, K.FINAL, K.CHILDREN
 STAGE_NAMES = ("main", "final round", "children's returns")
 VARIANTS = ("standard", "children")
 #: trunk sizes 1..4, as weights for tree heights
@@ -116,78 +121,89 @@ DEFAULT_MAX_TURNS = 500
 MAX_TURNS_LIMIT = 100_000
 
 
-class MemoryBoardState:
-    """Mutable state of one game; see the module docstring for the fields."""
+def _array_field(view: Any, doc: str) -> property:
+    """A view into the row; assigning to it writes the values into the row."""
 
-    __slots__ = (
-        "layout",
-        "status",
-        "holder",
-        "placed",
-        "trunks",
-        "supply",
-        "returning",
-        "first_flip",
-        "current",
-        "phase",
-        "stage",
-        "num_placed",
-        "final_left",
-        "last_pair",
-        "turn",
-        "over",
-        "capped",
-    )
+    def set_(self: MemoryBoardState, value: Any) -> None:
+        view(self)[:] = value
+
+    return property(view, set_, doc=doc)
+
+
+def _int_field(index: int, doc: str) -> property:
+    def get(self: MemoryBoardState) -> int:
+        return int(self.data[0, index])
+
+    def set_(self: MemoryBoardState, value: int) -> None:
+        self.data[0, index] = value
+
+    return property(get, set_, doc=doc)
+
+
+def _bool_field(index: int, doc: str) -> property:
+    def get(self: MemoryBoardState) -> bool:
+        return bool(self.data[0, index])
+
+    def set_(self: MemoryBoardState, value: bool) -> None:
+        self.data[0, index] = bool(value)
+
+    return property(get, set_, doc=doc)
+
+
+class MemoryBoardState:
+    """A state of one game: the one-row int32 matrix ``data`` whose layout is in
+    :mod:`~memtab_env.games.memory_board.rules_kernels`, with named views (see the module
+    docstring for the fields). Array fields are views into ``data`` (writes go through,
+    and assigning a field writes its values into the row); scalar fields are
+    properties."""
+
+    __slots__ = ("data", "num_players")
 
     def __init__(self, layout: np.ndarray, num_players: int, first_player: int, board: Board):
-        p = board.num_spaces
-        self.layout = layout
-        self.status = np.zeros(p, dtype=np.int8)
-        self.holder = np.full(p, -1, dtype=np.int8)
-        self.placed = np.full(p, -1, dtype=np.int16)
-        self.trunks = np.zeros((num_players, MAX_RETURN), dtype=np.int16)
-        self.supply = np.array(board.trunks, dtype=np.int16)
-        self.returning = np.full(MAX_RETURN, -1, dtype=np.int16)
-        self.first_flip = -1
-        self.current = first_player
-        self.phase = CHOOSE
-        self.stage = MAIN
-        self.num_placed = 0
-        self.final_left = 0
-        self.last_pair = -1
-        self.turn = 1
-        self.over = False
-        self.capped = False
+        self.data = K.new_state(layout, first_player, np.asarray(board.trunks, dtype=np.int64))
+        self.num_players = num_players
+
+    def _block(self, b: int) -> np.ndarray:
+        p = (self.data.shape[1] - K.HEAD) // 4
+        return self.data[0, K.HEAD + b * p : K.HEAD + (b + 1) * p]
+
+    layout = _array_field(lambda self: self._block(0),
+                          "int32[P]: picture of card c, the card dealt on space c")
+    status = _array_field(lambda self: self._block(1),
+                          "int32[P]: per space 0 DOWN, 1 UP, 2 FREE, 3 PLACED")
+    holder = _array_field(lambda self: self._block(2),
+                          "int32[P]: per card the seat that holds it, -1")
+    placed = _array_field(lambda self: self._block(3),
+                          "int32[P]: per space the card id lying face up on it, -1")
+    trunks = _array_field(
+        lambda self: self.data[0, K.TRUNKS : K.TRUNKS + MAX_RETURN * self.num_players].reshape(
+            self.num_players, MAX_RETURN),
+        "int32[n, 4]: trunks of size 1..4 of each seat")
+    supply = _array_field(lambda self: self.data[0, K.SUPPLY : K.SUPPLY + MAX_RETURN],
+                          "int32[4]: trunks of size 1..4 left in the supply")
+    returning = _array_field(lambda self: self.data[0, K.RETURNING : K.RETURNING + MAX_RETURN],
+                             "int32[4]: spaces placed in the current return, -1 unused")
+    first_flip = _int_field(K.FIRST, "space flipped first this turn, -1")
+    current = _int_field(K.CURRENT, "seat on turn")
+    phase = _int_field(K.PHASE, "0 CHOOSE, 1 FLIP2, 2 RETURN")
+    stage = _int_field(K.STAGE, "0 MAIN, 1 FINAL, 2 CHILDREN")
+    num_placed = _int_field(K.NPLACED, "cards placed in the current return")
+    final_left = _int_field(K.FINAL_LEFT, "final turns still to be taken, the current one included")
+    last_pair = _int_field(K.LAST_PAIR, "seat that took the last pair, -1")
+    turn = _int_field(K.TURN, "turns started, 1-based")
+    over = _bool_field(K.OVER, "whether the game is over")
+    capped = _bool_field(K.CAPPED, "whether the max_turns limit ended the game")
 
     def copy(self) -> MemoryBoardState:
         new = MemoryBoardState.__new__(MemoryBoardState)
-        new.layout = self.layout  # never mutated: shared
-        for f in ("status", "holder", "placed", "trunks", "supply", "returning"):
-            setattr(new, f, getattr(self, f).copy())
-        for f in (
-            "first_flip",
-            "current",
-            "phase",
-            "stage",
-            "num_placed",
-            "final_left",
-            "last_pair",
-            "turn",
-            "over",
-            "capped",
-        ):
-            setattr(new, f, getattr(self, f))
+        new.data = self.data.copy()
+        new.num_players = self.num_players
         return new
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MemoryBoardState):
             return NotImplemented
-        return all(
-            np.array_equal(getattr(self, f), getattr(other, f))
-            if isinstance(getattr(self, f), np.ndarray)
-            else getattr(self, f) == getattr(other, f)
-            for f in self.__slots__
-        )
+        return self.num_players == other.num_players and bool(np.array_equal(self.data, other.data))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -221,7 +237,12 @@ class MemoryBoard(Game):
         "max_turns": DEFAULT_MAX_TURNS,
     }
     MIN_PLAYERS: ClassVar[int] = 1
-    MAX_PLAYERS: ClassVar[int] = 4
+    MAX_PLAYERS: ClassVar[int] = K.MAX_PLAYERS
+
+    #: the rules kernels' compiled entries (``rules_kernels.direct``), set by the first
+    #: instance; class attributes, so instances pickle and copy as plain data
+    _apply: ClassVar[Any] = None
+    _legal: ClassVar[Any] = None
 
     def __init__(
         self,
@@ -231,6 +252,9 @@ class MemoryBoard(Game):
         variant: str = "standard",
         max_turns: int = DEFAULT_MAX_TURNS,
     ) -> None:
+        if MemoryBoard._apply is None:
+            MemoryBoard._apply = K.direct("apply")
+            MemoryBoard._legal = K.direct("legal")
         self.num_players = check_int_option("num_players", num_players, self.MIN_PLAYERS, self.MAX_PLAYERS)
         self.first_player = check_int_option("first_player", first_player, 0, self.num_players - 1)
         if variant not in VARIANTS:
@@ -252,6 +276,10 @@ class MemoryBoard(Game):
         self.space_landscape = b.landscape
         self.kind_landscape = b.kind_landscape
         self.adjacency = b.adjacency
+        # the rules kernels' views of the board (``rules_kernels.direct``'s types)
+        self._land = np.ascontiguousarray(b.landscape, dtype=np.int64)
+        self._kland = np.ascontiguousarray(b.kind_landscape, dtype=np.int64)
+        self._adj = np.ascontiguousarray(b.adjacency, dtype=np.int8)
         self.deck = np.repeat(np.arange(b.num_kinds, dtype=np.int8), 2)
         if self.variant == "standard":
             endgame_turns = self.num_players
@@ -356,10 +384,8 @@ class MemoryBoard(Game):
 
     def winners(self, state: MemoryBoardState) -> list[int]:
         """Highest tree; tie: more collected cards in front; further tie: shared win."""
-        trees = self.trees(state)
-        best = np.flatnonzero(trees == trees.max())
-        cards = np.bincount(state.holder[state.holder >= 0], minlength=self.num_players)[best]
-        return best[cards == cards.max()].tolist()
+        bits = K.winner_bits(state.data, 0, self.num_spaces, self.num_players)
+        return [seat for seat in range(self.num_players) if bits >> (1 + seat) & 1]
 
     def card_code(self, kind: int) -> str:
         return self.board.kind_codes[kind]
@@ -388,34 +414,11 @@ class MemoryBoard(Game):
         return "pass (make no final return)"
 
     # -- legality -----------------------------------------------------------------------
-    def _placeable(self, state: MemoryBoardState) -> np.ndarray:
-        """Bool[P]: spaces where the player on turn may place a card now (if placing is
-        allowed in this phase)."""
-        player = state.current
-        mine = state.holder == player
-        colours = np.zeros(self.num_landscapes, dtype=bool)
-        colours[self.kind_landscape[state.layout[mine]]] = True
-        ok = (state.status == FREE) & colours[self.space_landscape]
-        if state.phase == RETURN:
-            ok &= self.adjacency[state.returning[: state.num_placed]].any(axis=0)
-        return ok
-
     def legal_mask(self, state: MemoryBoardState) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
-        if state.over:
-            return mask
-        p = self.num_spaces
-        if state.phase == FLIP2:
-            mask[:p] = state.status == DOWN
-            return mask
-        mask[p : 2 * p] = self._placeable(state)
-        if state.phase == RETURN:
-            mask[self.end_action] = True
-        elif state.stage == MAIN:
-            mask[:p] = state.status == DOWN
-        elif state.stage == FINAL:
-            mask[self.pass_action] = True
-        return mask
+        mask = np.empty((1, self.num_actions), dtype=np.int8)
+        self._legal(state.data, 0, mask, self.num_spaces, self._land, self._kland, self._adj,
+                    self.num_landscapes)
+        return mask[0].view(bool)
 
     def _legal_summary(self, state: MemoryBoardState) -> str:
         mask = self.legal_mask(state)
@@ -488,157 +491,53 @@ class MemoryBoard(Game):
         if state.over:
             raise GameOverError("the game is over: no action is legal; call reset() to start again")
         a = check_action(action, self.num_actions)
+        if not self.legal_mask(state)[a]:
+            self._raise_illegal(state, a)
+        code = self._apply(state.data, 0, a, self.num_spaces, self.num_players, self._land,
+                           self._kland, self.variant == "children", self.max_turns)
+        t = Transition((code >> K.PLAYER_SHIFT) & 7, a, turn_over=(code & K.TURN_OVER) != 0,
+                       next_player=(code >> K.NEXT_SHIFT) & 7,
+                       game_over=(code & K.GAME_OVER) != 0)
         p = self.num_spaces
         if a < p:
-            why = self._why_not_flip(state, a)
-            if why is not None:
-                raise IllegalActionError(
-                    f"cannot flip {self._space_name(a)}: {why}; " + self._legal_summary(state)
-                )
-            return self._flip(state, a)
+            t.revealed = [(a, (code >> K.KIND_SHIFT) & 127)]
+            if code & K.PAIR:
+                t.removed = [(code >> K.PARTNER_SHIFT) & 127, a]
+            return t
+        if a < 2 * p:
+            card = (code >> K.PARTNER_SHIFT) & 127
+            t.extra = {"kind": "place", "space": a - p,
+                       "card": self.board.kind_codes[int(state.layout[card])],
+                       "card_id": card, "placed": (code >> K.PLACED_SHIFT) & 7}
+        elif a == self.end_action:
+            t.extra = {"kind": "end_return"}
+        else:
+            t.extra = {"kind": "pass"}
+        if code & K.RETURN_DONE:
+            t.extra["returned"] = (code >> K.RETURNED_SHIFT) & 7
+            t.extra["trunk"] = (code >> K.TRUNK_SHIFT) & 7
+        return t
+
+    def _raise_illegal(self, state: MemoryBoardState, a: int) -> None:
+        """Say why action ``a`` is not legal now, and what is."""
+        p = self.num_spaces
+        summary = self._legal_summary(state)
+        if a < p:
+            why = self._why_not_flip(state, a) or "it is not legal now"
+            raise IllegalActionError(f"cannot flip {self._space_name(a)}: {why}; " + summary)
         if a < 2 * p:
             s = a - p
-            why = self._why_not_place(state, s)
-            if why is not None:
-                raise IllegalActionError(
-                    f"cannot place a card on {self._space_name(s)}: {why}; " + self._legal_summary(state)
-                )
-            return self._place(state, s, a)
+            why = self._why_not_place(state, s) or "it is not legal now"
+            raise IllegalActionError(f"cannot place a card on {self._space_name(s)}: {why}; " + summary)
         if a == self.end_action:
-            if state.phase != RETURN:
-                raise IllegalActionError(
-                    "cannot end a return: no return is under way (a return ends after 1 to "
-                    f"{MAX_RETURN} placements); " + self._legal_summary(state)
-                )
-            t = Transition(player=state.current, action=a)
-            t.extra = {"kind": "end_return"}
-            self._finish_return(state, t)
-            return t
-        # pass
-        if not (state.stage == FINAL and state.phase == CHOOSE):
-            if state.phase == RETURN:
-                why = "a return is under way; end it instead"
-            elif self.variant == "children" and state.stage == CHILDREN:
-                why = "the children's variant has no passing: every seat with cards returns"
-            else:
-                why = "passing is only allowed at the start of a turn of the final round"
-            raise IllegalActionError(f"cannot pass: {why}; " + self._legal_summary(state))
-        t = Transition(player=state.current, action=a, extra={"kind": "pass"})
-        self._end_turn(state, t, again=False)
-        return t
-
-    def _flip(self, state: MemoryBoardState, s: int) -> Transition:
-        player = state.current
-        kind = int(state.layout[s])
-        t = Transition(player=player, action=s, revealed=[(s, kind)])
-        if state.phase == CHOOSE:
-            state.status[s] = UP
-            state.first_flip = s
-            state.phase = FLIP2
-            t.next_player = player
-            return t
-        first = state.first_flip
-        state.first_flip = -1
-        if int(state.layout[first]) == kind:  # a pair: the player collects both
-            state.status[first] = FREE
-            state.status[s] = FREE
-            state.holder[first] = player
-            state.holder[s] = player
-            t.removed = [first, s]
-            if not (state.status == DOWN).any():
-                state.last_pair = player
-                self._start_endgame(state, t)
-            else:
-                self._end_turn(state, t, again=True)
+            raise IllegalActionError(
+                "cannot end a return: no return is under way (a return ends after 1 to "
+                f"{MAX_RETURN} placements); " + summary
+            )
+        if state.phase == RETURN:
+            why = "a return is under way; end it instead"
+        elif self.variant == "children" and state.stage == CHILDREN:
+            why = "the children's variant has no passing: every seat with cards returns"
         else:
-            state.status[first] = DOWN
-            self._end_turn(state, t, again=False)
-        return t
-
-    def _place(self, state: MemoryBoardState, s: int, action: int) -> Transition:
-        player = state.current
-        land = int(self.space_landscape[s])
-        mine = np.flatnonzero(state.holder == player)
-        card = int(mine[self.kind_landscape[state.layout[mine]] == land][0])  # lowest id
-        state.holder[card] = -1
-        state.placed[s] = card
-        state.status[s] = PLACED
-        state.returning[state.num_placed] = s
-        state.num_placed += 1
-        state.phase = RETURN
-        t = Transition(player=player, action=action)
-        t.extra = {
-            "kind": "place",
-            "space": s,
-            "card": self.board.kind_codes[int(state.layout[card])],
-            "card_id": card,
-            "placed": state.num_placed,
-        }
-        if state.num_placed == MAX_RETURN:
-            self._finish_return(state, t)
-        else:
-            t.next_player = player
-        return t
-
-    def _finish_return(self, state: MemoryBoardState, t: Transition) -> None:
-        k = state.num_placed
-        size = 0
-        for candidate in range(k, 0, -1):  # a k-trunk, else the next smaller one left
-            if state.supply[candidate - 1] > 0:
-                size = candidate
-                break
-        if size:
-            state.supply[size - 1] -= 1
-            state.trunks[state.current, size - 1] += 1
-        t.extra["returned"] = k
-        t.extra["trunk"] = size
-        state.returning[:] = -1
-        state.num_placed = 0
-        self._end_turn(state, t, again=False)
-
-    def _start_endgame(self, state: MemoryBoardState, t: Transition) -> None:
-        """The last face-down pair was just taken by the player on turn."""
-        t.turn_over = True
-        state.phase = CHOOSE
-        state.turn += 1
-        if self.variant == "standard":
-            state.stage = FINAL
-            state.final_left = self.num_players
-        else:
-            state.stage = CHILDREN  # the taker holds >= 2 cards: it returns first
-        t.next_player = state.current
-
-    def _end_turn(self, state: MemoryBoardState, t: Transition, again: bool) -> None:
-        """End the current turn; ``again``: the same seat takes another turn (a pair)."""
-        t.turn_over = True
-        state.phase = CHOOSE
-        n = self.num_players
-        if state.stage == MAIN:
-            if state.turn >= self.max_turns:  # the turn limit: scored as it stands
-                state.over = True
-                state.capped = True
-                t.game_over = True
-            else:
-                if not again:
-                    state.current = (state.current + 1) % n
-                state.turn += 1
-        elif state.stage == FINAL:
-            state.final_left -= 1
-            if state.final_left == 0:
-                state.over = True
-                t.game_over = True
-            else:
-                state.current = (state.current + 1) % n
-                state.turn += 1
-        else:  # children's returns: the next seat in order that still holds cards
-            held = np.bincount(state.holder[state.holder >= 0], minlength=n)
-            for step in range(1, n + 1):
-                seat = (state.current + step) % n
-                if held[seat]:
-                    state.current = seat
-                    state.turn += 1
-                    break
-            else:  # nobody holds a card: every space is covered again
-                state.over = True
-                t.game_over = True
-        t.next_player = state.current
+            why = "passing is only allowed at the start of a turn of the final round"
+        raise IllegalActionError(f"cannot pass: {why}; " + summary)

@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from memtab_env.vector.numba_cache import compiled_entry
+
 NUM_POSITIONS = 28
 NUM_KINDS = 14
 FLIPS_PER_TURN = 3
@@ -74,25 +76,17 @@ KIND_POINTS = np.array([2, 3, 4, 5, 6, 7, 8, -2, -3, -4, -5, -6, -7, -8], dtype=
 
 @functools.cache
 def direct(name: str) -> Any:
-    """The compiled machine-code entry of kernel ``name`` (``"step"`` or ``"observe"``)
-    for the argument types the scalar engine passes, called without numba's dispatcher.
-
-    The dispatcher matches argument types on every call; for the per-flip calls of the
-    scalar envs that is about a third of the call's cost. The entry point skips it and
-    so trusts its caller: ``step(s, action, num_players)`` with ``s`` an int8 C-contiguous
-    state row and Python ints; ``observe(s, num_players, observer, memory, threshold,
-    on_turn, buf)`` with ``memory`` int64 and ``buf`` int8 C-contiguous, ``on_turn`` a
-    bool. The engine and its encoder own these arrays. With ``NUMBA_DISABLE_JIT`` the
-    kernel itself is returned.
-    """
+    """The compiled entry of kernel ``name`` (``"step"`` or ``"observe"``) for the argument
+    types the scalar engine passes (:func:`~memtab_env.vector.numba_cache.compiled_entry`):
+    ``step(s, action, num_players)`` with ``s`` an int8 C-contiguous state row and Python
+    ints; ``observe(s, num_players, observer, memory, threshold, on_turn, buf)`` with
+    ``memory`` int64 and ``buf`` int8 C-contiguous, ``on_turn`` a bool."""
     from numba import types
 
     row, i64 = types.Array(types.int8, 1, "C"), types.int64
     sigs = {"step": (row, i64, i64),
             "observe": (row, i64, i64, types.Array(i64, 1, "C"), i64, types.boolean, row)}
-    kernel = globals()[name]
-    compile_ = getattr(kernel, "compile", None)
-    return kernel if compile_ is None else compile_(sigs[name])
+    return compiled_entry(globals()[name], sigs[name])
 
 
 def new_state(layout: np.ndarray, first_player: int) -> np.ndarray:
