@@ -179,6 +179,31 @@ class Game(abc.ABC):
         return f"flip {action}"
 
 
+def row_int_field(key: Any, doc: str) -> property:
+    """A state's field as a Python int: ``self.data[key]``, for states that are named views
+    into a rules row (``key`` an index, or ``(0, index)`` into a one-row matrix)."""
+
+    def get(self: Any) -> int:
+        return int(self.data[key])
+
+    def set_(self: Any, value: int) -> None:
+        self.data[key] = value
+
+    return property(get, set_, doc=doc)
+
+
+def row_bool_field(key: Any, doc: str) -> property:
+    """As :func:`row_int_field`, a flag read as a bool and stored as 0 or 1."""
+
+    def get(self: Any) -> bool:
+        return bool(self.data[key])
+
+    def set_(self: Any, value: bool) -> None:
+        self.data[key] = bool(value)
+
+    return property(get, set_, doc=doc)
+
+
 def check_int_option(name: str, value: Any, low: int, high: int) -> int:
     """Validate an integer option, raising :class:`InvalidOptionError` with the allowed range."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):

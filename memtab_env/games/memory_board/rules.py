@@ -103,7 +103,15 @@ import numpy as np
 
 from memtab_env.boards import MAX_RETURN, Board, default_board, load_board
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
-from memtab_env.games.base import Game, GameInfo, Transition, check_action, check_int_option
+from memtab_env.games.base import (
+    Game,
+    GameInfo,
+    Transition,
+    check_action,
+    check_int_option,
+    row_bool_field,
+    row_int_field,
+)
 from memtab_env.games.memory_board import rules_kernels as K
 
 DOWN, UP, FREE, PLACED = K.DOWN, K.UP, K.FREE, K.PLACED
@@ -128,26 +136,6 @@ def _array_field(view: Any, doc: str) -> property:
         view(self)[:] = value
 
     return property(view, set_, doc=doc)
-
-
-def _int_field(index: int, doc: str) -> property:
-    def get(self: MemoryBoardState) -> int:
-        return int(self.data[0, index])
-
-    def set_(self: MemoryBoardState, value: int) -> None:
-        self.data[0, index] = value
-
-    return property(get, set_, doc=doc)
-
-
-def _bool_field(index: int, doc: str) -> property:
-    def get(self: MemoryBoardState) -> bool:
-        return bool(self.data[0, index])
-
-    def set_(self: MemoryBoardState, value: bool) -> None:
-        self.data[0, index] = bool(value)
-
-    return property(get, set_, doc=doc)
 
 
 class MemoryBoardState:
@@ -183,16 +171,16 @@ class MemoryBoardState:
                           "int32[4]: trunks of size 1..4 left in the supply")
     returning = _array_field(lambda self: self.data[0, K.RETURNING : K.RETURNING + MAX_RETURN],
                              "int32[4]: spaces placed in the current return, -1 unused")
-    first_flip = _int_field(K.FIRST, "space flipped first this turn, -1")
-    current = _int_field(K.CURRENT, "seat on turn")
-    phase = _int_field(K.PHASE, "0 CHOOSE, 1 FLIP2, 2 RETURN")
-    stage = _int_field(K.STAGE, "0 MAIN, 1 FINAL, 2 CHILDREN")
-    num_placed = _int_field(K.NPLACED, "cards placed in the current return")
-    final_left = _int_field(K.FINAL_LEFT, "final turns still to be taken, the current one included")
-    last_pair = _int_field(K.LAST_PAIR, "seat that took the last pair, -1")
-    turn = _int_field(K.TURN, "turns started, 1-based")
-    over = _bool_field(K.OVER, "whether the game is over")
-    capped = _bool_field(K.CAPPED, "whether the max_turns limit ended the game")
+    first_flip = row_int_field((0, K.FIRST), "space flipped first this turn, -1")
+    current = row_int_field((0, K.CURRENT), "seat on turn")
+    phase = row_int_field((0, K.PHASE), "0 CHOOSE, 1 FLIP2, 2 RETURN")
+    stage = row_int_field((0, K.STAGE), "0 MAIN, 1 FINAL, 2 CHILDREN")
+    num_placed = row_int_field((0, K.NPLACED), "cards placed in the current return")
+    final_left = row_int_field((0, K.FINAL_LEFT), "final turns still to be taken, the current one included")
+    last_pair = row_int_field((0, K.LAST_PAIR), "seat that took the last pair, -1")
+    turn = row_int_field((0, K.TURN), "turns started, 1-based")
+    over = row_bool_field((0, K.OVER), "whether the game is over")
+    capped = row_bool_field((0, K.CAPPED), "whether the max_turns limit ended the game")
 
     def copy(self) -> MemoryBoardState:
         new = MemoryBoardState.__new__(MemoryBoardState)

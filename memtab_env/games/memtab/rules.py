@@ -21,7 +21,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
-from memtab_env.games.base import Game, GameInfo, Transition, check_action, check_int_option
+from memtab_env.games.base import (
+    Game,
+    GameInfo,
+    Transition,
+    check_action,
+    check_int_option,
+    row_bool_field,
+    row_int_field,
+)
 from memtab_env.games.memtab import rules_kernels as K
 from memtab_env.games.memtab.rules_kernels import (
     GAME_OVER,
@@ -49,26 +57,6 @@ FLIPS_PER_TURN = K.FLIPS_PER_TURN
 #: every turn removes at least one card from the table (flip 3 always leaves it), and a
 #: turn starts only with >= 3 face-down cards, so a game has at most 28 - 2 = 26 turns.
 MAX_TURNS = NUM_POSITIONS - 2
-
-
-def _int_field(index: int, doc: str) -> property:
-    def get(self: MemTabState) -> int:
-        return int(self.data[index])
-
-    def set_(self: MemTabState, value: int) -> None:
-        self.data[index] = value
-
-    return property(get, set_, doc=doc)
-
-
-def _bool_field(index: int, doc: str) -> property:
-    def get(self: MemTabState) -> bool:
-        return bool(self.data[index])
-
-    def set_(self: MemTabState, value: bool) -> None:
-        self.data[index] = bool(value)
-
-    return property(get, set_, doc=doc)
 
 
 class MemTabState:
@@ -101,13 +89,13 @@ class MemTabState:
         """int8[3]: positions flipped so far this turn, -1 for not yet."""
         return self.data[K.TURN_FLIPS : K.CURRENT]
 
-    current = _int_field(K.CURRENT, "seat on turn")
-    flip = _int_field(K.FLIP, "index of the next flip within the turn (0, 1, 2)")
-    pairs = _int_field(K.PAIRS, "pairs removed so far this turn")
-    turn = _int_field(K.TURN, "turns started, 1-based")
-    over = _bool_field(K.OVER, "whether the game is over")
-    instant_win = _bool_field(K.INSTANT, "whether two pairs in one turn ended the game")
-    winner = _int_field(K.WINNER, "the instant winner, -1 otherwise")
+    current = row_int_field(K.CURRENT, "seat on turn")
+    flip = row_int_field(K.FLIP, "index of the next flip within the turn (0, 1, 2)")
+    pairs = row_int_field(K.PAIRS, "pairs removed so far this turn")
+    turn = row_int_field(K.TURN, "turns started, 1-based")
+    over = row_bool_field(K.OVER, "whether the game is over")
+    instant_win = row_bool_field(K.INSTANT, "whether two pairs in one turn ended the game")
+    winner = row_int_field(K.WINNER, "the instant winner, -1 otherwise")
 
     def copy(self) -> MemTabState:
         new = MemTabState.__new__(MemTabState)
