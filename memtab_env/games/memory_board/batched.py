@@ -76,9 +76,8 @@ class BatchedMemoryBoard(BatchedGames):
         """Game ``i`` as a :class:`~memtab_env.games.memory_board.rules.MemoryBoardState` (a
         copy), for the scalar engine, renderers and records."""
         self._check_reset()
-        st = MemoryBoardState.__new__(MemoryBoardState)
-        st.data = self.state[i : i + 1, : rk.state_size(self.num_spaces)].copy()
-        st.data[0, rk.OVER] = st.data[0, rk.OVER] == bk.OVER_RULES
-        st.data[0, rk.SPARE] = 0
-        st.num_players = self.num_players
+        data = self.state[i : i + 1, : rk.state_size(self.num_spaces)].copy()
+        data[0, rk.OVER] = data[0, rk.OVER] == bk.OVER_RULES
+        data[0, rk.SPARE] = 0
+        st = MemoryBoardState.from_row(data, self.num_players)
         return st

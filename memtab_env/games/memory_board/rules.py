@@ -145,15 +145,35 @@ class MemoryBoardState:
     and assigning a field writes its values into the row); scalar fields are
     properties."""
 
-    __slots__ = ("data", "num_players")
+    __slots__ = ("data", "num_players", "_blocks")
 
     def __init__(self, layout: np.ndarray, num_players: int, first_player: int, board: Board):
-        self.data = K.new_state(layout, first_player, np.asarray(board.trunks, dtype=np.int64))
+        self._bind(K.new_state(layout, first_player, np.asarray(board.trunks, dtype=np.int64)),
+                   num_players)
+
+    @classmethod
+    def from_row(cls, data: np.ndarray, num_players: int) -> MemoryBoardState:
+        """The state whose one-row matrix is ``data`` (not copied)."""
+        state = cls.__new__(cls)
+        state._bind(data, num_players)
+        return state
+
+    def _bind(self, data: np.ndarray, num_players: int) -> None:
+        """Set the row and the views of its per-space blocks (made once: the encoder reads
+        them many times a step)."""
+        self.data = data
         self.num_players = num_players
+        p = (data.shape[1] - K.HEAD) // 4
+        self._blocks = tuple(data[0, K.HEAD + b * p : K.HEAD + (b + 1) * p] for b in range(4))
 
     def _block(self, b: int) -> np.ndarray:
-        p = (self.data.shape[1] - K.HEAD) // 4
-        return self.data[0, K.HEAD + b * p : K.HEAD + (b + 1) * p]
+        return self._blocks[b]
+
+    def __getstate__(self) -> tuple[np.ndarray, int]:
+        return self.data, self.num_players  # the views are rebuilt, never pickled
+
+    def __setstate__(self, state: tuple[np.ndarray, int]) -> None:
+        self._bind(*state)
 
     layout = _array_field(lambda self: self._block(0),
                           "int32[P]: picture of card c, the card dealt on space c")
@@ -183,10 +203,7 @@ class MemoryBoardState:
     capped = row_bool_field((0, K.CAPPED), "whether the max_turns limit ended the game")
 
     def copy(self) -> MemoryBoardState:
-        new = MemoryBoardState.__new__(MemoryBoardState)
-        new.data = self.data.copy()
-        new.num_players = self.num_players
-        return new
+        return MemoryBoardState.from_row(self.data.copy(), self.num_players)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MemoryBoardState):
