@@ -26,8 +26,10 @@ from memtab_env.games.memory_board.observation import MemoryBoardEncoder
 from memtab_env.games.memory_board.render import MemoryBoardRenderer
 from memtab_env.games.memory_board.rules import (
     CHILDREN,
+    CHOOSE,
     DOWN,
     FINAL,
+    FLIP2,
     FREE,
     MAIN,
     PLACED,
@@ -726,3 +728,28 @@ def test_aec_env_passes_the_pettingzoo_api_test_and_records_replay():
     assert places and {"space", "card", "card_id", "placed"} <= set(places[0])
     game, state = replay(record)
     assert game.winners(state) == record["result"]["winners"]
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_a_copied_state_is_views_into_its_own_row(how: str) -> None:
+    import copy
+    import pickle
+
+    from memtab_env.games.memory_board import rules_kernels as K
+
+    game = MemoryBoard()
+    p = game.num_spaces
+    state = game.new_game(np.random.default_rng(0))
+    game.apply_inplace(state, 0)
+    other = {"copy": state.copy, "deepcopy": lambda: copy.deepcopy(state),
+             "pickle": lambda: pickle.loads(pickle.dumps(state))}[how]()
+    assert other == state and other.data is not state.data
+    for name in ("layout", "status", "holder", "placed", "trunks", "supply", "returning"):
+        view = getattr(other, name)
+        assert np.shares_memory(view, other.data) and not np.shares_memory(view, state.data), name
+    other.status[5] = FREE  # a write through a view lands in the copy's row only
+    assert other.data[0, K.HEAD + p + 5] == FREE and state.status[5] == DOWN
+    other.status[5] = DOWN
+    game.apply_inplace(other, 1)  # the kernel writes the row; the views show it
+    assert other.phase == CHOOSE and other.status[0] != UP and other.turn == 2
+    assert state.phase == FLIP2 and state.status[0] == UP
