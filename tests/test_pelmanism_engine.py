@@ -548,3 +548,28 @@ def test_rgb_images_have_one_size_per_game(deck, n):
             if not s.over:
                 g.apply_inplace(s, int(rng.choice(np.flatnonzero(g.legal_mask(s)))))
     assert shapes == {(r.height, r.width, 3)}
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_a_copied_state_is_views_into_its_own_rows(how: str) -> None:
+    import copy
+    import pickle
+
+    from memtab_env.games.pelmanism import rules_kernels as K
+
+    game = Pelmanism("pairs:3")
+    state = game.from_layout([0, 1, 2, 0, 1, 2])
+    game.apply_inplace(state, 0)
+    other = {"copy": state.copy, "deepcopy": lambda: copy.deepcopy(state),
+             "pickle": lambda: pickle.loads(pickle.dumps(state))}[how]()
+    assert other == state and other.data is not state.data and other.counts is not state.counts
+    for name in ("layout", "kinds", "status", "owner", "pairs", "last"):
+        view = getattr(other, name)
+        assert np.shares_memory(view, other.data) and not np.shares_memory(view, state.data), name
+    other.status[4] = GONE  # a write through a view lands in the copy's row only
+    assert other.data[0, K.HEAD + 2 * 6 + 4] == GONE and state.status[4] == DOWN
+    other.status[4] = DOWN
+    t = game.apply_inplace(other, 3)  # the kernel writes the rows; the views show it
+    assert t.removed == [0, 3] and other.owner[[0, 3]].tolist() == [0, 0]
+    assert other.pairs.tolist() == [1, 0] and other.turns == 1 and other.current == 0
+    assert state.status[0] == UP and state.turns == 0 and state.pairs.tolist() == [0, 0]

@@ -42,9 +42,14 @@ TOY = textwrap.dedent('''
 
 
     @njit(cache=True)
-    def row_flip(st, tm, rg, i, a, G, p_forget):
+    def row_flip(st, tm, i, a, G):
         st[i, 1] += a
         return True
+
+
+    @njit(cache=True)
+    def row_reveal(st, tm, rg, i, a, actor, G, p_forget):
+        pass
 
 
     @njit(cache=True)

@@ -204,6 +204,16 @@ def row_bool_field(key: Any, doc: str) -> property:
     return property(get, set_, doc=doc)
 
 
+def row_array_field(view: Any, doc: str) -> property:
+    """A state's array field: ``view(self)``, a view into its rules row; assigning to it
+    writes the values into the row."""
+
+    def set_(self: Any, value: Any) -> None:
+        view(self)[:] = value
+
+    return property(view, set_, doc=doc)
+
+
 def check_int_option(name: str, value: Any, low: int, high: int) -> int:
     """Validate an integer option, raising :class:`InvalidOptionError` with the allowed range."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):

@@ -15,10 +15,12 @@ Every game keeps its state in two matrices, ``st`` and ``tm`` (any integer dtype
 that needs one passes a zero-width ``tm``), its constants in the tuple ``G`` (what the
 hot kernels read: player count, memory model, sizes, a board) and the constants only a
 deal needs in the tuple ``A`` (a deck). The loops pass them through untouched, so every
-game keeps its own layout. The matrices are arguments of their own and ``row_flip`` is
-the game's whole transition, not a call of one: numba keeps each array taken out of a
-tuple, and each array passed through a nested inlined call, reference counted, which
-cost up to twice the price of a flip. ``p_forget`` is the decay probability or ``None``,
+game keeps its own layout. The matrices are arguments of their own, and the rules'
+transition is called directly: ``row_flip`` is the rules (a game may pass its rules
+kernel itself) and ``row_reveal``, called after it, the memory models' bookkeeping, so
+neither has to wrap the other. numba keeps each array taken out of a tuple, and each
+array passed through a nested inlined call, reference counted, which costs up to twice
+the price of a flip. ``p_forget`` is the decay probability or ``None``,
 as everywhere in :mod:`memtab_env.vector.batch_kernels`.
 
 :func:`compile_row_loops` compiles the loops for one game: the functions below are the
@@ -66,8 +68,10 @@ ROW_KERNELS = {
                  "stream and its first game, dealt with game seed ``seed``",
     "row_next_game": "(st, tm, rg, i, G, A, p_forget): the slot's next game (auto-reset, "
                      "redeal)",
-    "row_flip": "(st, tm, rg, i, a, G, p_forget) -> bool: apply the legal action ``a`` of "
-                "the seat on turn; True when it ended that seat's turn",
+    "row_flip": "(st, tm, i, a, G) -> bool: the rules' transition: apply the legal action "
+                "``a`` of the seat on turn; True when it ended that seat's turn",
+    "row_reveal": "(st, tm, rg, i, a, actor, G, p_forget): after ``row_flip``, what the "
+                  "memory models keep of seat ``actor``'s action ``a`` (clocks, decay bits)",
     "row_truncate": "(st, tm, i): end the game by the flip cap (``row_ended`` is 2 after it)",
     "row_ended": "(st, tm, i) -> int: 0 live, 1 over by the rules, 2 truncated by a cap",
     "row_turn": "(st, tm, i) -> int: the seat on turn",
@@ -100,7 +104,7 @@ def _unbound(*args: Any) -> Any:
 
 
 # the names the loops' source calls; compile_row_loops resolves them to a game's kernels
-row_reset = row_next_game = row_flip = row_ended = row_turn = row_seat = row_set_seat = _unbound
+row_reset = row_next_game = row_flip = row_reveal = row_ended = row_turn = row_seat = row_set_seat = _unbound
 row_score = row_result_bits = row_greedy = row_random = row_encode = row_mask = _unbound
 row_flips = row_turns = row_truncate = _unbound
 
@@ -191,7 +195,8 @@ def step_range(st: Array, tm: Array, rg: Array, actions: Array, rewards: Array, 
         if row_ended(st, tm, i) == 0:
             actor = np.int64(row_turn(st, tm, i))
             before = np.int64(row_score(st, tm, i, actor, G)) if scheme == REWARD_SCORE else 0
-            ended_turn = row_flip(st, tm, rg, i, actions[i], G, p_forget)
+            ended_turn = row_flip(st, tm, i, actions[i], G)
+            row_reveal(st, tm, rg, i, actions[i], actor, G, p_forget)
             if row_ended(st, tm, i) == 0 and row_flips(st, tm, i) >= max_flips:
                 row_truncate(st, tm, i)
             if scheme == REWARD_SCORE:
@@ -257,7 +262,9 @@ def play_opponents(st: Array, tm: Array, rg: Array, vg: Array, i: int, scratch: 
             a = row_greedy(st, tm, i, scratch, G)
         else:
             a = row_random(st, tm, vg, i, opponent_stream(k), scratch, G)
-        row_flip(st, tm, rg, i, a, G, p_forget)
+        actor = np.int64(row_turn(st, tm, i))
+        row_flip(st, tm, i, a, G)
+        row_reveal(st, tm, rg, i, a, actor, G, p_forget)
         if row_ended(st, tm, i) == 0 and row_flips(st, tm, i) >= max_flips:
             row_truncate(st, tm, i)
 
@@ -332,7 +339,8 @@ def venv_step_range(st: Array, tm: Array, rg: Array, vg: Array, actions: Array, 
         if 0 <= a < num_actions and masks[i, a] != 0:
             illegal[i] = False
             before = np.int64(row_score(st, tm, i, seat, G))
-            ended_turn = row_flip(st, tm, rg, i, a, G, p_forget)
+            ended_turn = row_flip(st, tm, i, a, G)
+            row_reveal(st, tm, rg, i, a, seat, G, p_forget)
             if row_ended(st, tm, i) == 0 and row_flips(st, tm, i) >= max_flips:
                 row_truncate(st, tm, i)
             play_opponents(st, tm, rg, vg, i, masks, opponents, max_flips, G, p_forget)

@@ -65,10 +65,8 @@ def new_game(st: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64, cards
 
 
 @njit(cache=True, inline="always")
-def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G: tuple,
-             p_forget: float | None) -> bool:
-    """``Triples.apply_inplace`` (legal ``pos``) and the memory's reveal; True when the
-    flip ended the turn."""
+def row_flip(st: np.ndarray, tm: np.ndarray, i: int, pos: int, G: tuple) -> bool:
+    """``Triples.apply_inplace`` (legal ``pos``); True when the flip ended the turn."""
     P, n = G[0], G[2]
     player = st[i, CURRENT]
     s0 = HEAD + P
@@ -99,12 +97,19 @@ def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G
             st[i, s0 + a] = DOWN
             st[i, s0 + b] = DOWN
             st[i, CURRENT] = (player + 1) % n
+    return ended
+
+
+@njit(cache=True, inline="always")
+def row_reveal(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, actor: int,
+               G: tuple, p_forget: float | None) -> None:
+    """``Memory.on_action(actor, [pos])``: every flip reveals its card."""
+    P, n = G[0], G[2]
     mm.remember_reveal(st, rg, i, HEAD + 4 * P, pos, P, n, p_forget, bt.R_MEM)
     clock = st[i, CLOCK] + 1
     st[i, CLOCK] = clock
     st[i, HEAD + 3 * P + pos] = clock
-    st[i, LASTACT + player] = clock
-    return ended
+    st[i, LASTACT + actor] = clock
 
 
 @njit(cache=True)

@@ -159,24 +159,30 @@ def tree(st: np.ndarray, i: int, seat: int) -> int:
 
 
 @njit(cache=True)
-def apply(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, a: int, P: int, n: int,
-          land: np.ndarray, kland: np.ndarray, children: bool, max_turns: int, max_len: int,
-          p_forget: float | None) -> int:
+def apply(st: np.ndarray, tm: np.ndarray, i: int, a: int, P: int, n: int, land: np.ndarray,
+          kland: np.ndarray, children: bool, max_turns: int, max_len: int) -> int:
     """Action ``a`` (legal: the caller checked) for the seat on turn with the rules'
-    ``apply``, the memory bookkeeping of the AEC env (``Memory.on_action``: a flip
-    reveals) and its truncation at ``max_len`` actions. Returns the result bits."""
-    tm[i, LASTACT + st[i, CURRENT]] = tm[i, CLOCK]
-    if a < P:  # a flip reveals its card
-        mm.remember_reveal(st, rg, i, HEAD + 4 * P, a, P, n, p_forget, bt.R_MEM)
-        clock = tm[i, CLOCK] + 1
-        tm[i, CLOCK] = clock
-        tm[i, RTIME + a] = clock
+    ``apply`` and the AEC env's truncation at ``max_len`` actions. Returns the result
+    bits."""
     code = _rules_apply(st, i, a, P, n, land, kland, children, max_turns)
     actions = tm[i, ACTIONS] + 1
     tm[i, ACTIONS] = actions
     if st[i, OVER] == 0 and actions >= max_len:
         st[i, OVER] = OVER_TRUNCATED
     return code
+
+
+@njit(cache=True)
+def remember(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, a: int, actor: int, P: int,
+             n: int, p_forget: float | None) -> None:
+    """The memory bookkeeping of the AEC env after seat ``actor``'s action ``a``
+    (``Memory.on_action``: a flip reveals its card; the other actions reveal nothing)."""
+    tm[i, LASTACT + actor] = tm[i, CLOCK]
+    if a < P:
+        mm.remember_reveal(st, rg, i, HEAD + 4 * P, a, P, n, p_forget, bt.R_MEM)
+        clock = tm[i, CLOCK] + 1
+        tm[i, CLOCK] = clock
+        tm[i, RTIME + a] = clock
 
 
 @njit(cache=True, inline="always")
@@ -517,11 +523,16 @@ def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tup
 
 
 @njit(cache=True, inline="always")
-def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, a: int, G: tuple,
-             p_forget: float | None) -> bool:
+def row_flip(st: np.ndarray, tm: np.ndarray, i: int, a: int, G: tuple) -> bool:
     """Any action (flip, place, end a return, pass); True when it ended the turn."""
-    code = apply(st, tm, rg, i, a, G[0], G[2], G[4], G[5], G[9], G[10], G[11], p_forget)
+    code = apply(st, tm, i, a, G[0], G[2], G[4], G[5], G[9], G[10], G[11])
     return (code & TURN_OVER) != 0
+
+
+@njit(cache=True, inline="always")
+def row_reveal(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, a: int, actor: int,
+               G: tuple, p_forget: float | None) -> None:
+    remember(st, tm, rg, i, a, actor, G[0], G[2], p_forget)
 
 
 @njit(cache=True, inline="always")

@@ -109,6 +109,7 @@ from memtab_env.games.base import (
     Transition,
     check_action,
     check_int_option,
+    row_array_field,
     row_bool_field,
     row_int_field,
 )
@@ -127,15 +128,6 @@ TRUNK_SIZES = np.arange(1, MAX_RETURN + 1, dtype=np.int64)
 MAX_ACTIONS_PER_TURN = 4
 DEFAULT_MAX_TURNS = 500
 MAX_TURNS_LIMIT = 100_000
-
-
-def _array_field(view: Any, doc: str) -> property:
-    """A view into the row; assigning to it writes the values into the row."""
-
-    def set_(self: MemoryBoardState, value: Any) -> None:
-        view(self)[:] = value
-
-    return property(view, set_, doc=doc)
 
 
 class MemoryBoardState:
@@ -175,21 +167,21 @@ class MemoryBoardState:
     def __setstate__(self, state: tuple[np.ndarray, int]) -> None:
         self._bind(*state)
 
-    layout = _array_field(lambda self: self._block(0),
+    layout = row_array_field(lambda self: self._block(0),
                           "int32[P]: picture of card c, the card dealt on space c")
-    status = _array_field(lambda self: self._block(1),
+    status = row_array_field(lambda self: self._block(1),
                           "int32[P]: per space 0 DOWN, 1 UP, 2 FREE, 3 PLACED")
-    holder = _array_field(lambda self: self._block(2),
+    holder = row_array_field(lambda self: self._block(2),
                           "int32[P]: per card the seat that holds it, -1")
-    placed = _array_field(lambda self: self._block(3),
+    placed = row_array_field(lambda self: self._block(3),
                           "int32[P]: per space the card id lying face up on it, -1")
-    trunks = _array_field(
+    trunks = row_array_field(
         lambda self: self.data[0, K.TRUNKS : K.TRUNKS + MAX_RETURN * self.num_players].reshape(
             self.num_players, MAX_RETURN),
         "int32[n, 4]: trunks of size 1..4 of each seat")
-    supply = _array_field(lambda self: self.data[0, K.SUPPLY : K.SUPPLY + MAX_RETURN],
+    supply = row_array_field(lambda self: self.data[0, K.SUPPLY : K.SUPPLY + MAX_RETURN],
                           "int32[4]: trunks of size 1..4 left in the supply")
-    returning = _array_field(lambda self: self.data[0, K.RETURNING : K.RETURNING + MAX_RETURN],
+    returning = row_array_field(lambda self: self.data[0, K.RETURNING : K.RETURNING + MAX_RETURN],
                              "int32[4]: spaces placed in the current return, -1 unused")
     first_flip = row_int_field((0, K.FIRST), "space flipped first this turn, -1")
     current = row_int_field((0, K.CURRENT), "seat on turn")

@@ -220,12 +220,10 @@ def reset_slot(
 
 
 @njit(inline="always", cache=True)
-def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G: tuple,
-             p_forget: float | None) -> bool:
+def row_flip(st: np.ndarray, tm: np.ndarray, i: int, pos: int, G: tuple) -> bool:
     """Flip ``pos`` for the seat on turn in game ``i`` (legal: the caller checked) with the
-    scalar engine's ``rules_kernels.step`` on the row (inlined), then keep the scores and
-    memory (``Memory.on_action(player, [pos])``) up to date. True when the flip ended the
-    turn."""
+    scalar engine's ``rules_kernels.step`` on the row (inlined), then keep the scores up
+    to date. True when the flip ended the turn."""
     n = G[0]
     player = np.int64(st[i, CURRENT])
     kind = np.int64(st[i, LAYOUT + pos])
@@ -234,12 +232,19 @@ def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G
         st[i, BASE + player] -= mk.KIND_POINTS[kind]
     elif code & mk.TURN_OVER:  # flip 3 went into the tableau
         st[i, BASE + player] += mk.KIND_POINTS[kind]
+    return (code & mk.TURN_OVER) != 0
+
+
+@njit(inline="always", cache=True)
+def row_reveal(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, actor: int,
+               G: tuple, p_forget: float | None) -> None:
+    """``Memory.on_action(actor, [pos])``: every flip reveals its card."""
+    n = G[0]
     remember_reveal(st, rg, i, BASE + 2 * n, pos, P, n, p_forget, R_MEM)
     clock = st[i, CLOCK] + 1
     st[i, CLOCK] = clock
     st[i, RTIME + pos] = clock
-    st[i, BASE + n + player] = clock
-    return (code & mk.TURN_OVER) != 0
+    st[i, BASE + n + actor] = clock
 
 
 @njit(cache=True)

@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 
 from memtab_env.games.pelmanism import batched_kernels as pk
+from memtab_env.games.pelmanism import rules_kernels as rk
 from memtab_env.games.pelmanism.observation import PelmanismEncoder
 from memtab_env.games.pelmanism.rules import Pelmanism, PelmanismState
 from memtab_env.vector.engine_base import BatchedGames
@@ -132,8 +133,8 @@ class BatchedPelmanism(BatchedGames):
 
     def _row_args(self) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...], tuple[Any, ...]]:
         return self.state, self.times, (
-            self.num_positions, self.num_kinds, self.num_players, self.first_player, self._mem,
-            self._window, self._max_turns,
+            self.num_positions, self.num_kinds, self.num_players, self.first_player,
+            self._max_turns, self._mem, self._window,
         ), (self._cards, self._card_kind)  # fmt: skip
 
     def _set_layouts(self, indices: np.ndarray, layouts: np.ndarray) -> None:
@@ -182,7 +183,7 @@ class BatchedPelmanism(BatchedGames):
 
     @property
     def last(self) -> np.ndarray:
-        return self.state[:, pk.LAST : pk.LAST + 2]
+        return self.state[:, rk.LAST : rk.LAST + 2]
 
     @property
     def over(self) -> np.ndarray:
@@ -251,19 +252,11 @@ class BatchedPelmanism(BatchedGames):
         """Game ``i`` as a :class:`~memtab_env.games.pelmanism.rules.PelmanismState` (a copy),
         for the scalar engine, renderers and records."""
         self._check_reset()
-        row = self.state[i]
-        st = PelmanismState(
-            self.layout[i].copy(), self.kinds[i].copy(), self.num_players, self.first_player
-        )
-        st.status[:] = self.status[i]
-        st.owner[:] = self.owner[i]
-        st.pairs[:] = self.pairs[i]
-        st.first = int(row[pk.FIRST])
-        st.last[:] = row[pk.LAST : pk.LAST + 2]
-        st.current = int(row[pk.CURRENT])
-        st.flip = int(row[pk.FLIP])
-        st.turns = int(self.times[i, pk.TURNS])
-        st.over = bool(row[pk.OVER] == pk.OVER_RULES)
+        st = PelmanismState.from_rows(
+            self.state[i : i + 1, : rk.state_size(self.num_positions)].copy(),
+            self.times[i : i + 1, : rk.COUNTS_SIZE].copy(), self.num_players)
+        st.data[0, rk.OVER] = self.state[i, rk.OVER] == pk.OVER_RULES
+        st.data[0, rk.SPARE] = 0
         return st
 
     def _extra_buffers(self) -> tuple[np.ndarray, ...]:

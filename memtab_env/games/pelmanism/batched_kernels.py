@@ -1,40 +1,34 @@
 """Numba kernels of the batched Pelmanism engine: B games as rows of preallocated matrices.
 
-The rules are restated here. The scalar engine's transition
-(:meth:`memtab_env.games.pelmanism.rules.Pelmanism.apply_inplace`) is plain Python over a
-:class:`~memtab_env.games.pelmanism.rules.PelmanismState` object, which compiled loops cannot
-call, so :func:`row_flip` re-expresses it, line for line, over one row of the matrices
-(as do :func:`encode_row` for ``PelmanismEncoder.encode``, :func:`memory_threshold` for
-:class:`memtab_env.memory.Memory` and :func:`greedy_action` for
-``agents.pelmanism_agents.PelmanismGreedyAgent``). What keeps the two equal is
-``tests/test_vector_pelmanism.py``: it plays many hundreds of games of every deck kind,
-player count and memory model through the batch and through the scalar engine (and the
-AEC env) side by side and compares the whole state, masks, observations, remembered
-masks, rewards and ends after every flip. The deal, the generator streams and the memory
-streams are NumPy's generator itself, bit for bit (:mod:`memtab_env.vector.rng`), and the
-reward shares, generator columns and codes are every game's (:mod:`memtab_env.vector.batch_kernels`),
-and so are the memory models (:mod:`memtab_env.vector.memory_kernels`) and the loops
-of the engine and the single-agent view (:mod:`memtab_env.vector.row_loops`, compiled
-over this module's row kernels as :data:`loops`).
+The rules are not here: they are :mod:`memtab_env.games.pelmanism.rules_kernels`, whose
+kernels the scalar engine calls on its one-row matrices. The first
+:func:`~memtab_env.games.pelmanism.rules_kernels.state_size` columns of ``st`` and the
+first :data:`~memtab_env.games.pelmanism.rules_kernels.COUNTS_SIZE` of ``tm`` are the
+rules' rows, and the loops call ``rules_kernels.flip`` and ``rules_kernels.legal``
+themselves as their ``row_flip`` and ``row_mask``. This module adds what the batch
+needs beyond the rules: the deal from the games' streams, the memories and their
+bookkeeping (:func:`row_reveal`), the observation (:func:`encode_row`, as
+``PelmanismEncoder.encode``) and the ``greedy`` and ``random`` players (as
+``agents.pelmanism_agents``). ``tests/test_vector_pelmanism.py`` plays many hundreds of
+games of every deck kind, player count and memory model through the batch and through
+the scalar engine (and the AEC env) side by side and compares the whole state, masks,
+observations, remembered masks, rewards and ends after every flip. The deal, the
+generator streams and the memory streams are NumPy's generator itself, bit for bit
+(:mod:`memtab_env.vector.rng`), and the reward shares, generator columns and codes are
+every game's (:mod:`memtab_env.vector.batch_kernels`), and so are the memory models
+(:mod:`memtab_env.vector.memory_kernels`) and the loops of the engine and the
+single-agent view (:mod:`memtab_env.vector.row_loops`, compiled over this module's row
+kernels as :data:`loops`).
 
-``P`` positions, ``K`` kinds, ``n`` players (the configuration is passed to every kernel).
+``P`` positions, ``K`` kinds, ``n`` players; the constants tuple ``G`` is the rules'
+``(P, K, n, first_player, max_turns)`` then the memory model's ``(mem, window)``.
 
 State matrix ``st`` (int8, one row per game)::
 
-    CURRENT            seat on turn
-    FLIP               0 or 1: the next flip within the turn
-    FIRST              position flipped first this turn, -1 before it
-    LAST, LAST + 1     the two positions flipped in the previous turn (-1 before any)
-    OVER               0 live, 1 over by the rules (every card taken, or the
-                       ``max_turns`` house rule), 2 truncated at the flip cap (the AEC
-                       env's ``max_game_length``; the rules do not end such a game)
-    LEFT               cards on the table (not taken)
-    SEAT               the learner's seat (single-agent view; 0 otherwise)
-    [PAIRS, +n)        pairs taken by each seat (= score); 6 columns are reserved
-    [HEAD, +P)         layout: card id at each position (the deal)
-    [HEAD + P, +P)     kind of the card at each position
-    [HEAD + 2P, +P)    status: 0 DOWN, 1 UP, 2 GONE (as the scalar engine)
-    [HEAD + 3P, +P)    owner: -1, or the seat that took the card
+    [0, HEAD + 4P)     the rules' state row (``rules_kernels``), whose spare column
+                       SEAT holds the learner's seat (single-agent view; 0 otherwise)
+                       and whose OVER is 2 for a game truncated at the flip cap (the
+                       AEC env's ``max_game_length``; the rules do not end such a game)
     [HEAD + 4P, +nP)   greedy memory: seat s's row holds the kind each position showed in
                        one of s's greedy observations (``PelmanismGreedyAgent._seen``),
                        -1 unknown; cleared when a game starts (unused under ``perfect``
@@ -44,8 +38,8 @@ State matrix ``st`` (int8, one row per game)::
 
 Time matrix ``tm`` (int32, one row per game)::
 
+    TURNS              the rules' counts row: turns completed, extra turns included
     CLOCK              flips (= reveals) so far in this game (``Memory.time``)
-    TURNS              turns completed, extra turns included (``PelmanismState.turns``)
     [LASTACT, +n)      CLOCK after each seat's latest flip (``Memory.source``'s ``none``
                        threshold + 1); 6 columns are reserved
     [RTIME, +P)        CLOCK of each position's latest reveal (1-based), 0 never
@@ -67,8 +61,20 @@ import sys
 import numpy as np
 from numba import njit
 
-from memtab_env.games.pelmanism import rules as _scalar_pelmanism
-from memtab_env.games.pelmanism.rules import DOWN, FLIPS_PER_TURN, GONE, UP
+from memtab_env.games.pelmanism import rules_kernels as rk
+from memtab_env.games.pelmanism.rules_kernels import (
+    CURRENT,
+    DOWN,
+    FIRST,
+    FLIP,
+    FLIPS_PER_TURN,
+    GONE,
+    HEAD,
+    OVER,
+    PAIRS,
+    TURNS,
+    UP,
+)
 from memtab_env.vector import batch_kernels as _batch_module
 from memtab_env.vector import memory_kernels as _memory_module
 from memtab_env.vector import rng as _rng_module
@@ -94,29 +100,15 @@ from memtab_env.vector.rng import (
 )
 from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
 
-MAX_PLAYERS = 6
-# -- state matrix (int8) columns -------------------------------------------------------
-CURRENT = 0
-FLIP = 1
-FIRST = 2
-LAST = 3  # and LAST + 1
-OVER = 5
-LEFT = 6
-SEAT = 7
-PAIRS = 8
-HEAD = PAIRS + MAX_PLAYERS  # per-position blocks start here
+MAX_PLAYERS = rk.MAX_PLAYERS
+# -- state matrix (int8) columns beyond the rules' ------------------------------------
+SEAT = rk.SPARE
 OVER_RULES = 1
 OVER_TRUNCATED = 2
-# -- time matrix (int32) columns -------------------------------------------------------
-CLOCK = 0
-TURNS = 1
-LASTACT = 2
+# -- time matrix (int32) columns: the rules' counts row (TURNS), then the clocks -------
+CLOCK = rk.COUNTS_SIZE
+LASTACT = CLOCK + 1
 RTIME = LASTACT + MAX_PLAYERS
-
-# -- row_flip result bits ----------------------------------------------------------------
-MATCH = 1
-TURN_OVER = 2
-GAME_OVER = 4
 
 
 def kinds_col(p: int) -> int:
@@ -163,10 +155,8 @@ def clear_game(
     st: np.ndarray, tm: np.ndarray, i: int, P: int, n: int, first: int, p_forget: float | None
 ) -> None:
     """Everything but the deal as a fresh ``PelmanismState``, fresh memories."""
-    s0 = HEAD + 2 * P
+    rk.reset(st, tm, i, P, n, first)
     for p in range(P):
-        st[i, s0 + p] = DOWN
-        st[i, s0 + P + p] = -1
         tm[i, RTIME + p] = 0
     g0 = HEAD + 4 * P
     for j in range(n * P):
@@ -175,18 +165,9 @@ def clear_game(
         k0 = HEAD + (4 + n) * P
         for j in range(n * P):
             st[i, k0 + j] = 0
-    st[i, CURRENT] = first
-    st[i, FLIP] = 0
-    st[i, FIRST] = -1
-    st[i, LAST] = -1
-    st[i, LAST + 1] = -1
-    st[i, OVER] = 0
-    st[i, LEFT] = P
     for j in range(n):
-        st[i, PAIRS + j] = 0
         tm[i, LASTACT + j] = 0
     tm[i, CLOCK] = 0
-    tm[i, TURNS] = 0
 
 
 @njit(cache=True)
@@ -264,55 +245,20 @@ def reset_slot(
     new_game(st, tm, rg, i, seed, cards, card_kind, n, first, p_forget)
 
 
+#: the rules' transition, called by the loops themselves
+row_flip = rk.flip
+
+
 @njit(inline="always", cache=True)
-def row_flip(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, G: tuple,
-             p_forget: float | None) -> bool:
-    """Flip ``pos`` (legal: the caller checked) for the seat on turn in game ``i``:
-    ``Pelmanism.apply_inplace`` then ``Memory.on_action(player, [pos])``. True when the
-    flip ended the turn. ``max_turns`` 0 = no house rule."""
-    P, _, n, _, _, _, max_turns = G
-    player = np.int64(st[i, CURRENT])
-    kcol = HEAD + P
-    scol = HEAD + 2 * P
-    code = 0
-    if st[i, FLIP] == 0:
-        st[i, scol + pos] = UP
-        st[i, FIRST] = pos
-        st[i, FLIP] = 1
-    else:
-        first = np.int64(st[i, FIRST])
-        st[i, LAST] = first
-        st[i, LAST + 1] = pos
-        st[i, FIRST] = -1
-        st[i, FLIP] = 0
-        turns = tm[i, TURNS] + 1
-        tm[i, TURNS] = turns
-        code = TURN_OVER
-        if st[i, kcol + first] == st[i, kcol + pos]:  # a match: taken, the player goes again
-            st[i, scol + first] = GONE
-            st[i, scol + pos] = GONE
-            st[i, scol + P + first] = player
-            st[i, scol + P + pos] = player
-            st[i, PAIRS + player] += 1
-            left = st[i, LEFT] - 2
-            st[i, LEFT] = left
-            code |= MATCH
-            if left == 0:  # every card taken: the end
-                st[i, OVER] = OVER_RULES
-                code |= GAME_OVER
-        else:  # no match: both face down again, play passes
-            st[i, scol + first] = DOWN
-        if max_turns > 0 and turns >= max_turns and st[i, OVER] == 0:
-            st[i, OVER] = OVER_RULES  # the house-rule turn limit: scored as it stands
-            code |= GAME_OVER
-        if st[i, OVER] == 0 and not code & MATCH:
-            st[i, CURRENT] = (player + 1) % n
+def row_reveal(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, pos: int, actor: int,
+               G: tuple, p_forget: float | None) -> None:
+    """``Memory.on_action(actor, [pos])``: every flip reveals its card."""
+    P, n = G[0], G[2]
     remember_reveal(st, rg, i, HEAD + (4 + n) * P, pos, P, n, p_forget, R_MEM)
     clock = tm[i, CLOCK] + 1
     tm[i, CLOCK] = clock
     tm[i, RTIME + pos] = clock
-    tm[i, LASTACT + player] = clock
-    return (code & TURN_OVER) != 0
+    tm[i, LASTACT + actor] = clock
 
 
 @njit(cache=True)
@@ -336,20 +282,6 @@ def remembered_at(
 def decay_column(observer: int, P: int, n: int, mem: int) -> int:
     """First column of the observer's decay bits (any valid column for other models)."""
     return HEAD + (4 + n) * P + P * observer if mem == MEM_DECAY else HEAD
-
-
-@njit(cache=True)
-def result_bits(st: np.ndarray, i: int, n: int) -> int:
-    """A finished game's winners as the bits ``1 << (1 + seat)`` (``Pelmanism.winners``:
-    every seat with the most pairs); bit 0 (instant win in MemTab) is never set."""
-    best = np.int64(st[i, PAIRS])
-    for j in range(1, n):
-        best = max(best, np.int64(st[i, PAIRS + j]))
-    bits = 0
-    for j in range(n):
-        if st[i, PAIRS + j] == best:
-            bits |= 1 << (1 + j)
-    return bits
 
 
 @njit(cache=True, inline="always")
@@ -586,10 +518,6 @@ def row_next_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, G: tup
     next_game(st, tm, rg, i, A[0], A[1], G[2], G[3], p_forget)
 
 
-
-
-
-
 @njit(cache=True, inline="always")
 def row_score(st: np.ndarray, tm: np.ndarray, i: int, seat: int, G: tuple) -> int:
     return np.int64(st[i, PAIRS + seat])
@@ -597,12 +525,12 @@ def row_score(st: np.ndarray, tm: np.ndarray, i: int, seat: int, G: tuple) -> in
 
 @njit(cache=True, inline="always")
 def row_result_bits(st: np.ndarray, tm: np.ndarray, i: int, G: tuple) -> int:
-    return result_bits(st, i, G[2])
+    return rk.winner_bits(st, i, G[2])
 
 
 @njit(cache=True, inline="always")
 def row_greedy(st: np.ndarray, tm: np.ndarray, i: int, scratch: np.ndarray, G: tuple) -> int:
-    return greedy_action(st, tm, i, G[0], G[2], G[4], G[5])
+    return greedy_action(st, tm, i, G[0], G[2], G[5], G[6])
 
 
 @njit(cache=True, inline="always")
@@ -613,16 +541,11 @@ def row_random(st: np.ndarray, tm: np.ndarray, vg: np.ndarray, i: int, column: i
 
 @njit(cache=True, inline="always")
 def row_encode(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.ndarray, G: tuple) -> None:
-    encode_row(st, tm, i, observer, out, G[0], G[1], G[2], G[4], G[5])
+    encode_row(st, tm, i, observer, out, G[0], G[1], G[2], G[5], G[6])
 
 
-@njit(cache=True, inline="always")
-def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple) -> None:
-    P = G[0]
-    scol = HEAD + 2 * P
-    live = st[i, OVER] == 0
-    for p in range(P):
-        masks[i, p] = live & (st[i, scol + p] == DOWN)
+#: the rules' legal actions: all zeros once the game has ended (truncated too)
+row_mask = rk.legal
 
 
 @njit(cache=True, inline="always")
@@ -636,14 +559,12 @@ def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
     return np.int64(tm[i, TURNS])
 
 
-
-
-# the kernels compile in rng.py, kernels.py and the scalar engine's constants
+# the kernels compile in the rules kernels, rng.py, batch_kernels.py and memory_kernels.py
 invalidate_stale_cache(
-    globals(), [_rng_module, _batch_module, _memory_module, _scalar_pelmanism],
+    globals(), [rk, _rng_module, _batch_module, _memory_module],
     "pelmanism_batched_kernels.deps",
 )
 loops = compile_row_loops(
     globals(), "pelmanism",
-    [_rng_module, _batch_module, _memory_module, _scalar_pelmanism, sys.modules[__name__]],
+    [rk, _rng_module, _batch_module, _memory_module, sys.modules[__name__]],
 )

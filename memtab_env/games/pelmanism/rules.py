@@ -35,14 +35,18 @@ deck               cards (P)    kinds (matching)                       card code
   kind id and the code of card and kind is ``K`` + the two-digit kind id (``K00``). The
   upper bounds keep every deck within 52 cards, the size of a standard pack.
 
-State (all fixed-shape, sentinels next to the field)::
+State: an int8 row and an int32 row (:class:`PelmanismState` ``.data`` and ``.counts``;
+layout in :mod:`memtab_env.games.pelmanism.rules_kernels`, which holds the transition and
+the legal actions as numba kernels shared with the batched engine; this module is the
+Python face of the rules: the options, the deal, clear errors, records, scores and
+winners). Its fields, all views into the rows, with their sentinels::
 
     layout  int8[P]   card id dealt at each position (never changes; what records show)
     kinds   int8[P]   kind of the card at each position (never changes; what matches)
     status  int8[P]   0 DOWN (face down on the table), 1 UP (flipped first this turn),
                       2 GONE (taken in a pair)
     owner   int8[P]   -1, or the seat that took the card
-    pairs   int16[n]  pairs taken by each seat (= score)
+    pairs   int8[n]   pairs taken by each seat (= score)
     first   position flipped first this turn, -1 before the first flip
     last    int8[2]   the two positions flipped in the previous turn (-1 before any turn;
                       display only: renderers show the pair that was just turned back)
@@ -76,7 +80,17 @@ from typing import Any, ClassVar
 import numpy as np
 
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
-from memtab_env.games.base import Game, GameInfo, Transition, check_action, check_int_option
+from memtab_env.games.base import (
+    Game,
+    GameInfo,
+    Transition,
+    check_action,
+    check_int_option,
+    row_array_field,
+    row_bool_field,
+    row_int_field,
+)
+from memtab_env.games.pelmanism import rules_kernels as K
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")
@@ -93,9 +107,9 @@ _ALLOWED_DECKS = (
     f"'pairs:N' (1 <= N <= {MAX_PAIRS_KINDS}) or 'quartets:N' (1 <= N <= {MAX_QUARTETS_KINDS})"
 )
 
-DOWN, UP, GONE = 0, 1, 2
+DOWN, UP, GONE = K.DOWN, K.UP, K.GONE
 STATUS_NAMES = ("down", "up", "gone")
-FLIPS_PER_TURN = 2
+FLIPS_PER_TURN = K.FLIPS_PER_TURN
 #: practical cap on the number of turns, per position (see the module docstring)
 TURN_CAP_PER_POSITION = 100
 
@@ -202,60 +216,79 @@ def grid_shape(num_positions: int) -> tuple[int, int]:
 
 
 class PelmanismState:
-    """Mutable Pelmanism state; see the module docstring for the fields."""
+    """A Pelmanism state: the one-row int8 matrix ``data`` and the one-row int32 matrix
+    ``counts`` whose layout is in :mod:`~memtab_env.games.pelmanism.rules_kernels`, with
+    named views (see the module docstring for the fields). Array fields are views into
+    ``data`` (writes go through, and assigning a field writes its values into the row);
+    scalar fields are properties."""
 
-    __slots__ = (
-        "layout",
-        "kinds",
-        "status",
-        "owner",
-        "pairs",
-        "first",
-        "last",
-        "current",
-        "flip",
-        "turns",
-        "over",
-    )
+    __slots__ = ("data", "counts", "num_players", "_blocks")
 
     def __init__(self, layout: np.ndarray, kinds: np.ndarray, num_players: int,
                  first_player: int) -> None:
-        self.layout = layout
-        self.kinds = kinds
-        self.status = np.zeros(layout.size, dtype=np.int8)
-        self.owner = np.full(layout.size, -1, dtype=np.int8)
-        self.pairs = np.zeros(num_players, dtype=np.int16)
-        self.first = -1
-        self.last = np.full(FLIPS_PER_TURN, -1, dtype=np.int8)
-        self.current = first_player
-        self.flip = 0
-        self.turns = 0
-        self.over = False
+        P = layout.size
+        data = np.zeros((1, K.state_size(P)), dtype=np.int8)
+        counts = np.zeros((1, K.COUNTS_SIZE), dtype=np.int32)
+        data[0, K.HEAD : K.HEAD + P] = layout
+        data[0, K.HEAD + P : K.HEAD + 2 * P] = kinds
+        K.reset(data, counts, 0, P, num_players, first_player)
+        self._bind(data, counts, num_players)
 
+    @classmethod
+    def from_rows(cls, data: np.ndarray, counts: np.ndarray, num_players: int) -> PelmanismState:
+        """The state whose one-row matrices are ``data`` and ``counts`` (not copied)."""
+        state = cls.__new__(cls)
+        state._bind(data, counts, num_players)
+        return state
+
+    def _bind(self, data: np.ndarray, counts: np.ndarray, num_players: int) -> None:
+        """Set the rows and the views of the per-position blocks (made once)."""
+        self.data = data
+        self.counts = counts
+        self.num_players = num_players
+        p = (data.shape[1] - K.HEAD) // 4
+        self._blocks = tuple(data[0, K.HEAD + b * p : K.HEAD + (b + 1) * p] for b in range(4))
+
+    def __getstate__(self) -> tuple[np.ndarray, np.ndarray, int]:
+        return self.data, self.counts, self.num_players  # the views are rebuilt
+
+    def __setstate__(self, state: tuple[np.ndarray, np.ndarray, int]) -> None:
+        self._bind(*state)
+
+    layout = row_array_field(lambda self: self._blocks[0],
+                             "int8[P]: card id dealt at each position (never changes)")
+    kinds = row_array_field(lambda self: self._blocks[1],
+                            "int8[P]: kind of the card at each position (never changes)")
+    status = row_array_field(lambda self: self._blocks[2], "int8[P]: 0 DOWN, 1 UP, 2 GONE")
+    owner = row_array_field(lambda self: self._blocks[3],
+                            "int8[P]: -1, or the seat that took the card")
+    pairs = row_array_field(lambda self: self.data[0, K.PAIRS : K.PAIRS + self.num_players],
+                            "int8[n]: pairs taken by each seat")
+    last = row_array_field(lambda self: self.data[0, K.LAST : K.LAST + FLIPS_PER_TURN],
+                           "int8[2]: the two positions flipped in the previous turn, -1")
+    current = row_int_field((0, K.CURRENT), "seat on turn")
+    flip = row_int_field((0, K.FLIP), "0 or 1: the next flip within the turn")
+    first = row_int_field((0, K.FIRST), "position flipped first this turn, -1 before it")
+    over = row_bool_field((0, K.OVER), "whether the game is over (every card taken, or "
+                          "the max_turns house rule)")
+
+    @property
+    def turns(self) -> int:
+        """Turns completed, extra turns included."""
+        return int(self.counts[0, K.TURNS])
+
+    @turns.setter
+    def turns(self, value: int) -> None:
+        self.counts[0, K.TURNS] = value
     def copy(self) -> PelmanismState:
-        new = PelmanismState.__new__(PelmanismState)
-        new.layout = self.layout  # never mutated: shared
-        new.kinds = self.kinds  # never mutated: shared
-        new.status = self.status.copy()
-        new.owner = self.owner.copy()
-        new.pairs = self.pairs.copy()
-        new.first = self.first
-        new.last = self.last.copy()
-        new.current = self.current
-        new.flip = self.flip
-        new.turns = self.turns
-        new.over = self.over
-        return new
+        return PelmanismState.from_rows(self.data.copy(), self.counts.copy(), self.num_players)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PelmanismState):
             return NotImplemented
-        return all(
-            np.array_equal(getattr(self, f), getattr(other, f))
-            if isinstance(getattr(self, f), np.ndarray)
-            else getattr(self, f) == getattr(other, f)
-            for f in self.__slots__
-        )
+        return (self.num_players == other.num_players
+                and bool(np.array_equal(self.data, other.data))
+                and bool(np.array_equal(self.counts, other.counts)))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -287,7 +320,12 @@ class Pelmanism(Game):
         "max_turns": None,
     }
     MIN_PLAYERS: ClassVar[int] = 1
-    MAX_PLAYERS: ClassVar[int] = 6
+    MAX_PLAYERS: ClassVar[int] = K.MAX_PLAYERS
+
+    #: the rules kernels' compiled entries (``rules_kernels.direct``), set by the first
+    #: instance; class attributes, so instances pickle and copy as plain data
+    _flip: ClassVar[Any] = None
+    _legal: ClassVar[Any] = None
 
     def __init__(
         self,
@@ -296,6 +334,8 @@ class Pelmanism(Game):
         first_player: int = 0,
         max_turns: int | None = None,
     ) -> None:
+        if Pelmanism._flip is None:
+            Pelmanism._flip, Pelmanism._legal = K.direct("flip"), K.direct("legal")
         self.deck = parse_deck(deck)
         self.num_players = check_int_option(
             "num_players", num_players, self.MIN_PLAYERS, self.MAX_PLAYERS
@@ -309,6 +349,9 @@ class Pelmanism(Game):
         self.max_turns = (
             None if max_turns is None else check_int_option("max_turns", max_turns, 1, 1_000_000)
         )
+        #: the rules kernels' constants ``(P, K, n, first_player, max_turns)``, 0 for none
+        self.kernel_constants = (self.num_positions, self.num_kinds, self.num_players,
+                                 self.first_player, self.max_turns or 0)
         self.rows, self.cols = grid_shape(self.num_positions)
         if self.max_turns is None:  # no rule bounds a game: a practical cap (module docstring)
             max_turns = TURN_CAP_PER_POSITION * self.num_positions
@@ -376,9 +419,9 @@ class Pelmanism(Game):
 
     # -- queries ------------------------------------------------------------------------
     def legal_mask(self, state: PelmanismState) -> np.ndarray:
-        if state.over:
-            return np.zeros(self.num_positions, dtype=bool)
-        return state.status == DOWN
+        out = np.empty((1, self.num_positions), dtype=bool)
+        self._legal(state.data, state.counts, 0, out, self.kernel_constants)
+        return out[0]
 
     def is_over(self, state: PelmanismState) -> bool:
         return state.over
@@ -398,7 +441,8 @@ class Pelmanism(Game):
 
     def winners(self, state: PelmanismState) -> list[int]:
         """Every seat with the most pairs (a shared win when several tie); solo: ``[0]``."""
-        return np.flatnonzero(state.pairs == state.pairs.max()).tolist()
+        bits = K.winner_bits(state.data, 0, self.num_players)
+        return [seat for seat in range(self.num_players) if bits >> (1 + seat) & 1]
 
     def turns_taken(self, state: PelmanismState) -> int:
         """Turns completed so far by all players, extra turns included. In a solo game this
@@ -458,37 +502,11 @@ class Pelmanism(Game):
             )
 
         player = state.current
-        kind = int(state.kinds[pos])
-        t = Transition(player=player, action=pos, revealed=[(pos, kind)])
-        if state.flip == 0:
-            status[pos] = UP
-            state.first = pos
-            state.flip = 1
-            t.next_player = player
-            return t
-
         first = state.first
-        state.last[:] = (first, pos)
-        state.first = -1
-        state.flip = 0
-        state.turns += 1
-        t.turn_over = True
-        if state.kinds[first] == kind:  # a match: the player takes the pair, plays again
-            status[first] = GONE
-            status[pos] = GONE
-            state.owner[first] = player
-            state.owner[pos] = player
-            state.pairs[player] += 1
+        t = Transition(player=player, action=pos, revealed=[(pos, int(state.kinds[pos]))])
+        t.turn_over = self._flip(state.data, state.counts, 0, pos, self.kernel_constants)
+        if t.turn_over and status[pos] == GONE:  # a match: the pair was taken
             t.removed += [first, pos]
-            if not (status == DOWN).any():  # every card taken: the end
-                state.over = True
-                t.game_over = True
-        else:  # no match: both go back face down in place, play passes
-            status[first] = DOWN
-        if self.max_turns is not None and state.turns >= self.max_turns and not state.over:
-            state.over = True  # the house-rule turn limit: scored as it stands
-            t.game_over = True
-        if not state.over and not t.removed:
-            state.current = (player + 1) % self.num_players
+        t.game_over = state.over
         t.next_player = state.current
         return t
