@@ -1,7 +1,8 @@
 """The batched Pelmanism engine plays exactly the scalar engine's games.
 
-The batched kernels restate the rules of :mod:`memtab_env.games.pelmanism.rules` (the scalar
-transition is Python), so these differential tests are what keeps the two equal. They run
+Both engines run the rules kernels of :mod:`memtab_env.games.pelmanism.rules_kernels`; the
+batch adds its own deal, memories, encoder and greedy player, so these differential tests
+are what keeps the two equal. They run
 many hundreds of games of every deck kind (``standard``, ``colour``, ``pairs:N``,
 ``quartets:N``), 1-6 players and every memory model through :class:`BatchedPelmanism`
 and, side by side, through the scalar engine (``Pelmanism`` + ``Memory`` +

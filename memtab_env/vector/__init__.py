@@ -10,11 +10,14 @@
   stable-baselines3): an SB3 ``VecEnv`` with ``action_masks()`` for sb3-contrib's
   ``MaskablePPO``.
 - ``BatchedPelmanism``, ``PelmanismVectorEnv`` and ``PelmanismSB3VecEnv``: the same for
-  Pelmanism (every deck, 1-6 players, the ``max_turns`` house rule), with the same API; its
-  kernels restate the scalar rules, kept equal to them by ``tests/test_vector_pelmanism.py``.
+  Pelmanism (every deck, 1-6 players, the ``max_turns`` house rule), with the same API.
 - ``BatchedMemoryBoard``, ``MemoryBoardVectorEnv`` and ``MemoryBoardSB3VecEnv``: the same
-  for Memory: The Board Game (any board, both variants); its kernels restate the scalar
-  rules too.
+  for Memory: The Board Game (any board, both variants).
+
+Every game's rules are its ``rules_kernels`` module, which the scalar engine and the
+batched loops both call; the batched engines add the deal, the memories, the
+observations and the built-in opponents, kept equal to the scalar ones by the
+differential tests.
 
 Every engine's loops (reset, step, masks, observations, the random policy) and every
 vector env's single-agent loop are written once, in :mod:`~memtab_env.vector.row_loops`,

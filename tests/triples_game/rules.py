@@ -15,10 +15,12 @@ top scorer wins. No rule bounds a game's length (as Pelmanism): ``GameInfo.max_t
 is a practical cap, ``TURN_CAP_PER_POSITION * P`` turns, at which the env layer
 truncates.
 
-State: ``kinds`` int8[P] (the deal; card id = kind id), ``status`` int8[P] (0 DOWN, 1 UP,
-2 GONE), ``owner`` int8[P] (-1 or the taker), ``triples`` int16[n] (the scores),
-``up`` int8[2] (the positions flipped first and second this turn, -1 before),
-``current``, ``flip`` (0..2, the next flip of the turn), ``turns`` (completed), ``over``.
+State: one int32 row (layout in :mod:`tests.triples_game.rules_kernels`, whose kernels
+are the transition and the legal actions, shared with the batched engine), with named
+views: ``kinds`` [P] (the deal; card id = kind id), ``status`` [P] (0 DOWN, 1 UP,
+2 GONE), ``owner`` [P] (-1 or the taker), ``triples`` [n] (the scores), ``up`` [2] (the
+positions flipped first and second this turn, -1 before), ``current``, ``flip`` (0..2,
+the next flip of the turn), ``turns`` (completed), ``over``.
 """
 
 from __future__ import annotations
@@ -28,41 +30,59 @@ from typing import Any, ClassVar
 import numpy as np
 
 from memtab_env.errors import GameOverError, IllegalActionError, InvalidOptionError
-from memtab_env.games.base import Game, GameInfo, Transition, check_int_option
+from memtab_env.games.base import (
+    Game,
+    GameInfo,
+    Transition,
+    check_int_option,
+    row_array_field,
+    row_bool_field,
+    row_int_field,
+)
+from tests.triples_game import rules_kernels as K
 
-DOWN, UP, GONE = 0, 1, 2
-FLIPS_PER_TURN = 3
+DOWN, UP, GONE = K.DOWN, K.UP, K.GONE
+FLIPS_PER_TURN = K.FLIPS_PER_TURN
 COPIES = 3
 TURN_CAP_PER_POSITION = 100
 
 
 class TriplesState:
-    """Mutable Triples state; see the module docstring for the fields."""
+    """A Triples state: the one-row int32 matrix ``data`` with named views."""
 
-    __slots__ = ("kinds", "status", "owner", "triples", "up", "current", "flip", "turns", "over")
+    __slots__ = ("data", "num_players")
 
     def __init__(self, kinds: np.ndarray, num_players: int, first_player: int) -> None:
-        self.kinds = kinds
-        self.status = np.zeros(kinds.size, dtype=np.int8)
-        self.owner = np.full(kinds.size, -1, dtype=np.int8)
-        self.triples = np.zeros(num_players, dtype=np.int16)
-        self.up = np.full(FLIPS_PER_TURN - 1, -1, dtype=np.int8)
-        self.current = first_player
-        self.flip = 0
-        self.turns = 0
-        self.over = False
+        data = np.zeros((1, K.state_size(kinds.size)), dtype=np.int32)
+        data[0, K.HEAD : K.HEAD + kinds.size] = kinds
+        K.reset(data, 0, kinds.size, first_player)
+        self.data, self.num_players = data, num_players
+
+    def _block(self, b: int) -> np.ndarray:
+        p = (self.data.shape[1] - K.HEAD) // 3
+        return self.data[0, K.HEAD + b * p : K.HEAD + (b + 1) * p]
+
+    kinds = row_array_field(lambda self: self._block(0), "[P] the deal (kind ids)")
+    status = row_array_field(lambda self: self._block(1), "[P] 0 DOWN, 1 UP, 2 GONE")
+    owner = row_array_field(lambda self: self._block(2), "[P] -1 or the seat that took the card")
+    triples = row_array_field(lambda self: self.data[0, K.SCORES : K.SCORES + self.num_players],
+                              "[n] triples taken by each seat")
+    up = row_array_field(lambda self: self.data[0, K.UP0 : K.UP0 + 2],
+                         "[2] positions flipped first and second this turn, -1")
+    current = row_int_field((0, K.CURRENT), "seat on turn")
+    flip = row_int_field((0, K.FLIP), "0..2: the next flip of the turn")
+    turns = row_int_field((0, K.TURNS), "turns completed")
+    over = row_bool_field((0, K.OVER), "whether every card is taken")
 
     def copy(self) -> TriplesState:
         new = TriplesState.__new__(TriplesState)
-        for f in self.__slots__:
-            v = getattr(self, f)
-            setattr(new, f, v.copy() if isinstance(v, np.ndarray) and f != "kinds" else v)
+        new.data, new.num_players = self.data.copy(), self.num_players
         return new
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TriplesState):
             return NotImplemented
-        return all(np.array_equal(getattr(self, f), getattr(other, f)) for f in self.__slots__)
+        return self.num_players == other.num_players and bool(np.array_equal(self.data, other.data))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -83,11 +103,21 @@ class Triples(Game):
     name: ClassVar[str] = "triples"
     default_options: ClassVar[dict[str, Any]] = {"num_kinds": 4, "num_players": 2, "first_player": 0}
 
+    #: the rules kernels' compiled entries, set by the first instance
+    _flip: ClassVar[Any] = None
+    _legal: ClassVar[Any] = None
+    _no_counts = np.zeros((1, 0), dtype=np.int32)
+
     def __init__(self, num_kinds: int = 4, num_players: int = 2, first_player: int = 0) -> None:
+        if Triples._flip is None:
+            Triples._flip, Triples._legal = K.direct("flip"), K.direct("legal")
         self.num_kinds = check_int_option("num_kinds", num_kinds, 2, 8)
         self.num_players = check_int_option("num_players", num_players, 1, 4)
         self.first_player = check_int_option("first_player", first_player, 0, self.num_players - 1)
         self.num_positions = COPIES * self.num_kinds
+        #: the rules kernels' constants ``(P, K, n, first_player)``
+        self.kernel_constants = (self.num_positions, self.num_kinds, self.num_players,
+                                 self.first_player)
         #: the deck in kind order: what a deal permutes
         self.cards = np.repeat(np.arange(self.num_kinds, dtype=np.int8), COPIES)
         max_turns = TURN_CAP_PER_POSITION * self.num_positions
@@ -126,9 +156,9 @@ class Triples(Game):
         return state.kinds
 
     def legal_mask(self, state: TriplesState) -> np.ndarray:
-        if state.over:
-            return np.zeros(self.num_positions, dtype=bool)
-        return state.status == DOWN
+        out = np.empty((1, self.num_positions), dtype=bool)
+        self._legal(state.data, self._no_counts, 0, out, self.kernel_constants)
+        return out[0]
 
     def apply_inplace(self, state: TriplesState, action: int) -> Transition:
         if state.over:
@@ -143,29 +173,12 @@ class Triples(Game):
                 f"cannot flip position {pos}: it is not face down; face-down positions that may "
                 f"be flipped: {np.flatnonzero(state.status == DOWN).tolist()}")
         player = state.current
-        t = Transition(player=player, action=pos, revealed=[(pos, int(state.kinds[pos]))],
-                       next_player=player)
-        if state.flip < FLIPS_PER_TURN - 1:
-            state.status[pos] = UP
-            state.up[state.flip] = pos
-            state.flip += 1
-            return t
         three = [int(state.up[0]), int(state.up[1]), pos]
-        state.up[:] = -1
-        state.flip = 0
-        state.turns += 1
-        t.turn_over = True
-        if (state.kinds[three] == state.kinds[pos]).all():  # a triple: taken, play again
-            state.status[three] = GONE
-            state.owner[three] = player
-            state.triples[player] += 1
+        t = Transition(player=player, action=pos, revealed=[(pos, int(state.kinds[pos]))])
+        t.turn_over = self._flip(state.data, self._no_counts, 0, pos, self.kernel_constants)
+        if t.turn_over and state.status[pos] == GONE:  # a triple: taken
             t.removed = three
-            if (state.status == GONE).all():
-                state.over = True
-                t.game_over = True
-        else:
-            state.status[three] = DOWN
-            state.current = (player + 1) % self.num_players
+        t.game_over = state.over
         t.next_player = state.current
         return t
 
@@ -179,7 +192,8 @@ class Triples(Game):
         return state.triples.astype(np.int64)
 
     def winners(self, state: TriplesState) -> list[int]:
-        return np.flatnonzero(state.triples == state.triples.max()).tolist()
+        bits = K.winner_bits(state.data, 0, self.num_players)
+        return [seat for seat in range(self.num_players) if bits >> (1 + seat) & 1]
 
     def face_down(self, state: TriplesState) -> np.ndarray:
         return state.status == DOWN

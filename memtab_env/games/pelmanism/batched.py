@@ -20,15 +20,16 @@ layout is in :mod:`memtab_env.games.pelmanism.batched_kernels`); masks, observat
 results are written into preallocated buffers that the next call overwrites (copy what
 you keep).
 
-Rules: duplicated, kept equal by a differential test
-----------------------------------------------------
-The scalar engine's transition (``Pelmanism.apply_inplace``) is Python over a state
-object, so it cannot run inside compiled loops; the kernels restate it (and the memory
-models, the encoder and the greedy rule) over the matrices.
-``tests/test_vector_pelmanism.py`` is what keeps the two equal: it plays many hundreds of
-games of every deck kind, 1-6 players and every memory model through this engine and the
-scalar engine side by side, auto-reset games included, and compares the whole state,
-masks, observations, remembered masks, rewards and ends after every flip.
+Rules once, the rest kept equal by a differential test
+------------------------------------------------------
+The rules are :mod:`memtab_env.games.pelmanism.rules_kernels`, whose kernels the scalar
+engine calls on its own rows and the loops on every row of the matrices; the kernels
+here add the deal, the memories, the encoder and the greedy rule over the matrices.
+``tests/test_vector_pelmanism.py`` keeps the batch equal to the scalar envs: it plays
+many hundreds of games of every deck kind, 1-6 players and every memory model through
+this engine and the scalar engine side by side, auto-reset games included, and compares
+the whole state, masks, observations, remembered masks, rewards and ends after every
+flip.
 
 Seeds: same games as the scalar env, game for game
 --------------------------------------------------
