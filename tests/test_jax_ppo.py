@@ -3,6 +3,7 @@ sharding, the JAX evaluation against the AEC env, and ``algo: jax_ppo`` in train
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -259,6 +260,38 @@ def test_jax_ppo_config_errors_name_the_field(tmp_path: Path, override, message)
                       "MemoryBoard-v0:\n  algo: jax_ppo\n  opponents: {random: 1.0}\n")
     with pytest.raises(ConfigError, match=message):
         main(["--config", str(config), "--runs_dir", str(tmp_path / "runs"), *override])
+
+
+def test_a_run_started_from_weights_is_a_fresh_run_with_those_weights() -> None:
+    config = _config(opponents="pool", pool_size=2, snapshot_every=1)
+    # started from its own initial network, a run trains exactly as a fresh one
+    fresh, warm = ppo.Trainer(config, seeds=[3, 4]), ppo.Trainer(config, seeds=[3, 4])
+    warm.start_from(ppo.Trainer(config, seeds=[3, 4]).policies())
+    for _ in range(2):
+        assert warm.update()[1]["policy_loss"] == pytest.approx(fresh.update()[1]["policy_loss"])
+    keys_as_data = functools.partial(jax.tree.map, lambda x: jax.random.key_data(x)
+                                     if jnp.issubdtype(x.dtype, jax.dtypes.prng_key) else x)
+    _assert_same(keys_as_data(warm.runner), keys_as_data(fresh.runner), rtol=1e-6, atol=1e-7)
+    # started from another run's trained weights: those weights, a fresh optimiser and pool
+    trained = ppo.Trainer(config, seeds=[7])
+    trained.update()
+    weights = trained.policies()[0]
+    other = ppo.Trainer(config, seeds=[3])
+    other.start_from([weights])
+    ours = eqx.partition(weights, eqx.is_inexact_array)[0]
+    _assert_same(jax.tree.map(lambda x: x[0], other.runner.params), ours, rtol=0, atol=0)
+    _assert_same(other.runner.opt_state, ppo.Trainer(config, seeds=[3]).runner.opt_state,
+                 rtol=0, atol=0)
+    for slot in range(2):  # the self-play pool starts filled with them
+        _assert_same(jax.tree.map(lambda x, s=slot: x[0, s], other.runner.pool_params), ours,
+                     rtol=0, atol=0)
+    assert other.updates_done == 0 and other.update()[0]["timesteps"] == 16
+    with pytest.raises(InvalidOptionError, match="already been updated"):
+        other.start_from([weights])
+    with pytest.raises(InvalidOptionError, match="2 seed.s. need 2 policies, got 1"):
+        ppo.Trainer(config, seeds=[3, 4]).start_from([weights])
+    with pytest.raises(InvalidOptionError, match="policy 0 is not the network of this config"):
+        ppo.Trainer(_config(recurrent_size=6), seeds=[3]).start_from([weights])
 
 
 def test_self_play_pool_keeps_snapshots_and_pool_seats_play_them() -> None:

@@ -722,6 +722,34 @@ class Trainer:
                                                 games if f.name in per_game else replicated)
                          for f in dataclasses.fields(Runner)})
 
+    def start_from(self, policies: Sequence[ActorCritic]) -> None:
+        """Start every seed from trained weights (one policy per seed, the network of this
+        config), before the first update. Everything else is a fresh run's: the optimiser
+        (Adam's initial state holds no weights, only zero moments and a zero count), the
+        learning-rate schedule, the games and the keys; a self-play pool starts filled
+        with the given weights, as a fresh pool is with the initial network's."""
+        if self.updates_done:
+            raise InvalidOptionError("start_from: this run has already been updated")
+        if len(policies) != len(self.seeds):
+            raise InvalidOptionError(f"start_from: {len(self.seeds)} seed(s) need "
+                                     f"{len(self.seeds)} policies, got {len(policies)}")
+        like = jax.tree.map(lambda x: x[0], self.runner.params)
+        spec = [(x.shape, x.dtype) for x in jax.tree.leaves(like)]
+        params = []
+        for i, policy in enumerate(policies):
+            p, _ = eqx.partition(policy, eqx.is_inexact_array)
+            if jax.tree.structure(p) != jax.tree.structure(like) \
+                    or [(x.shape, x.dtype) for x in jax.tree.leaves(p)] != spec:
+                raise InvalidOptionError(f"start_from: policy {i} is not the network of this "
+                                         "config (other encoder, memory model or sizes)")
+            params.append(p)
+        stacked = jax.tree.map(lambda *xs: jnp.stack(xs), *params)
+        pool = self.runner.pool_params
+        if pool is not None:
+            pool = jax.tree.map(lambda x, q: jnp.broadcast_to(x[:, None], q.shape), stacked, pool)
+        self.runner = self.place(dataclasses.replace(self.runner, params=stacked,
+                                                     pool_params=pool))
+
     @property
     def updates_done(self) -> int:
         return int(self.runner.update[0])
