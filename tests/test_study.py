@@ -56,6 +56,14 @@ def test_the_shipped_study_config_is_the_protocol_the_issue_asks_for() -> None:
     (lambda d: d["tracks"]["pelmanism-solo-none"].update(ppo="kinds"), "field 'ppo' must be dict"),
     (lambda d: d["tracks"]["pelmanism-solo-none"].update(ppo={"total_timesteps": 5}),
      r"ppo must not set \['total_timesteps'\]"),
+    (lambda d: d["tracks"]["memtab-2p-none-latch"].update(init="memtab-2p-none-latch-more"),
+     "init must name a track earlier in the config"),
+    (lambda d: d["tracks"]["memtab-2p-none"].update(init="pelmanism-solo-none"),
+     "a track with init is a follow-up"),
+    (lambda d: d["tracks"]["memtab-2p-none-latch-more"].update(memories=["window:4"]),
+     r"does not train the cell\(s\) \[\('window:4', 'GRU'\)\]"),
+    (lambda d: d["tracks"]["memtab-2p-none-latch-more"].update(options={"num_players": 3}),
+     "plays another game or options"),
 ])
 def test_study_config_errors_name_the_field(change, message) -> None:
     data = copy.deepcopy(_shipped())
@@ -170,7 +178,8 @@ def test_the_leaderboard_section_ranks_cells_by_iqm_with_intervals() -> None:
     assert "### Across tracks" not in "\n".join(study.leaderboard_section(runs[:2] + [long]))
 
 
-def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(tmp_path: Path) -> None:
+def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     pytest.importorskip("memax")
     pytest.importorskip("matplotlib")
     import shutil
@@ -194,13 +203,28 @@ def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(tmp_path
             "pelmanism-solo-none": {"env_id": "Pelmanism-v0", "score": "solo-turns", "timesteps": 32,
                                     "options": {"num_players": 1, "deck": "pairs:3", "reward": "turns"}},
             "memtab-2p-none": {"env_id": "MemTab-v0", "score": "benchmark", "timesteps": 16,
-                               "options": {"num_players": 2}}}}))
+                               "options": {"num_players": 2}},
+            "memtab-more": {"env_id": "MemTab-v0", "score": "benchmark", "timesteps": 16,
+                            "benchmark": "memtab-2p-none", "options": {"num_players": 2},
+                            "models": ["GRU"], "memories": ["none"], "init": "memtab-2p-none"}}}))
     args = ["--config", str(config), "--results", str(results), "--figures", str(tmp_path / "fig"),
             "--leaderboard", str(tmp_path / "LEADERBOARD.md"), "--models", "GRU"]
+    # a track that trains on from another needs that track's run first
+    assert main([*args, "--tracks", "memtab-more"]) == 2
+    assert "memtab-more / none / GRU starts from" in capsys.readouterr().out
     assert main(args) == 0
     runs = study.collect_runs(results / "study")
     assert [(r["track"], r["memory"], r["model"]) for r in runs] == [
-        ("memtab-2p-none", "none", "GRU"), ("pelmanism-solo-none", "none", "GRU")]
+        ("memtab-2p-none", "none", "GRU"), ("memtab-more", "none", "GRU"),
+        ("pelmanism-solo-none", "none", "GRU")]
+    first, more = runs[0], runs[1]
+    # it starts from the other track's trained policies: its first curve point is their
+    # last (the same weights on the same deals), and its steps count on from theirs
+    assert more["init"] == {"track": "memtab-2p-none", "timesteps": 16} and more["timesteps"] == 32
+    # one update of 16 steps, so its two curve points are its start and its end
+    assert [p["timesteps"] for p in more["curves"][0]] == [16, 32]
+    for a, b in zip(first["curves"], more["curves"], strict=True):
+        assert b[0] == a[-1]
     solo = next(r for r in runs if r["track"] == "pelmanism-solo-none")
     assert [p["timesteps"] for p in solo["curves"][0]] == [0, 16, 32]
     assert solo["final"][0]["score"] == pytest.approx(study.normalised_turns(solo["final"][0]["turns"],

@@ -99,6 +99,10 @@ class StudyTrack:
     ppo: dict[str, Any] = field(default_factory=dict)
     """:class:`memtab_env.jax.ppo.PPOConfig` fields of this track's runs, over the
     study's (not those a cell sets: env, options, opponents, seat, model, budget, seed)"""
+    init: str = ""
+    """a track earlier in the config whose run of the same cell gives each seed its
+    starting weights: this track trains on from there (a fresh optimiser and
+    learning-rate schedule over its own ``timesteps``; its runs count the steps of both)"""
 
     @property
     def follow_up(self) -> bool:
@@ -168,6 +172,26 @@ def _require(data: Any, key: str, kind: type | tuple[type, ...], where: str) -> 
     return value
 
 
+def _check_init(track: StudyTrack, earlier: dict[str, StudyTrack], memories: Sequence[str],
+                models: dict[str, Any], where: str) -> None:
+    """A track that trains on from ``init``: that track comes before it and trains every
+    cell it names."""
+    if track.init not in earlier or track.init == track.id:
+        raise StudyError(f"{where}: init must name a track earlier in the config, got "
+                         f"{track.init!r}; earlier tracks: {[t for t in earlier if t != track.id]}")
+    if not track.follow_up:
+        raise StudyError(f"{where}: a track with init is a follow-up: name its models or memories")
+    source = earlier[track.init]
+    mine = {(mem, m) for mem in track.memories or memories for m in track.models or models}
+    theirs = {(mem, m) for mem in source.memories or memories for m in source.models or models}
+    missing = sorted(mine - theirs)
+    if missing:
+        raise StudyError(f"{where}: init track {track.init!r} does not train the cell(s) "
+                         f"{missing} (memory, model) that this track starts from it")
+    if (source.env_id, source.options) != (track.env_id, track.options):
+        raise StudyError(f"{where}: init track {track.init!r} plays another game or options")
+
+
 def study_from_dict(data: Any, where: str = "study") -> Study:
     """A :class:`Study` from parsed YAML, every field checked (clear errors)."""
     if not isinstance(data, dict):
@@ -221,7 +245,8 @@ def study_from_dict(data: Any, where: str = "study") -> Study:
                            models=tuple(_subset(spec, "models", models, at)),
                            memories=tuple(_subset(spec, "memories", memories, at)),
                            benchmark=str(spec.get("benchmark", "")),
-                           ppo=_require(spec, "ppo", dict, at) if "ppo" in spec else {})
+                           ppo=_require(spec, "ppo", dict, at) if "ppo" in spec else {},
+                           init=str(spec.get("init", "")))
         per_cell = sorted(set(track.ppo) & set(CELL_FIELDS))
         if per_cell:
             raise StudyError(f"{at}: ppo must not set {per_cell} (each cell sets them: "
@@ -241,6 +266,8 @@ def study_from_dict(data: Any, where: str = "study") -> Study:
                 raise StudyError(f"{at}: score 'benchmark' needs a benchmark track of that id "
                                  f"(or a field benchmark naming one); tracks: {list(TRACKS)}")
         tracks[str(tid)] = track
+        if track.init:
+            _check_init(track, tracks, memories, models, at)
     ppo = data.get("ppo", {})
     if not isinstance(ppo, dict):
         raise StudyError(f"{where}: ppo must be a mapping of PPO config fields")

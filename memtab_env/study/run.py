@@ -24,6 +24,7 @@ from memtab_env.study import (
     StudyTrack,
     benchmark_anchors,
     collect_runs,
+    load_run,
     load_study,
     normalised_turns,
     run_path,
@@ -95,6 +96,33 @@ class Scorer:
         return {"score": (mean - low) / (high - low), **{f"win_rate_{o}": v for o, v in rates.items()}}
 
 
+def init_policies(study: Study, track: StudyTrack, memory: str, model: str, out_dir: Path
+                  ) -> tuple[list[Any], int]:
+    """The trained policies (one per seed) that a track with ``init`` starts the cell
+    from, and the learner steps they were trained for: the init track's run of the same
+    cell under ``out_dir``, which must exist and hold the study's seeds."""
+    from memtab_env.errors import InvalidOptionError
+    from memtab_env.jax.ppo import load
+
+    path = run_path(out_dir, track.init, memory, model)
+    where = f"cell {track.id} / {memory} / {model}"
+    if not path.exists():
+        raise StudyError(f"{where} starts from {path}: no such run file (train track "
+                         f"{track.init} first)")
+    run = load_run(path)
+    if list(run["seeds"]) != list(study.seeds):
+        raise StudyError(f"{where}: {path} holds seeds {run['seeds']}, the study trains {list(study.seeds)}")
+    policies = []
+    for seed in study.seeds:
+        zip_path = path.with_name(f"{path.stem}__s{seed}.zip")
+        try:
+            policy, _ = load(zip_path)
+        except (OSError, InvalidOptionError) as exc:
+            raise StudyError(f"{where}: the policy of seed {seed}: {exc}") from None
+        policies.append(policy)
+    return policies, run["timesteps"]
+
+
 def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path,
              results_dir: Path = Path("results"), log: Any = print) -> dict[str, Any]:
     """Train one cell (every seed side by side), score it, write its run file and its
@@ -105,6 +133,13 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
     track = study.tracks[track_id]
     config = ppo_config(study, track, memory, model)
     trainer = Trainer(config, seeds=study.seeds)
+    before = 0  # learner steps of the init track's training, when this cell trains on from it
+    if track.init:
+        policies, before = init_policies(study, track, memory, model, out_dir)
+        try:
+            trainer.start_from(policies)
+        except ValueError as exc:
+            raise StudyError(f"cell {track_id} / {memory} / {model}: {exc}") from None
     scorer = Scorer(study, track, memory, trainer.policy, results_dir)
     points = sorted({max(1, round(config.num_updates * (i + 1) / study.curve_points))
                      for i in range(study.curve_points)})
@@ -117,16 +152,17 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
             params = jax.tree.map(lambda x, i=i: x[i], trainer.runner.params)
             curves[i].append({"timesteps": at, **scorer.score(params, study.curve_deals)})
 
-    score_all(0)
+    score_all(before)
     start = time.perf_counter()
     while not trainer.done:
         rows = trainer.update()
         for i, row in enumerate(rows):
-            training[i].append({k: round(v, 5) for k, v in row.items()
-                                if k in ("timesteps", "episode_return", "win_rate", "entropy")})
+            training[i].append({**{k: round(v, 5) for k, v in row.items()
+                                   if k in ("episode_return", "win_rate", "entropy")},
+                                "timesteps": before + trainer.timesteps})
         if trainer.updates_done in points:
-            score_all(trainer.timesteps)
-            log(f"  {track_id} {memory} {model}: {trainer.timesteps:>8,} steps, curve score IQM "
+            score_all(before + trainer.timesteps)
+            log(f"  {track_id} {memory} {model}: {before + trainer.timesteps:>8,} steps, curve score IQM "
                 f"{_iqm([c[-1]['score'] for c in curves]):+.3f}")
     seconds = time.perf_counter() - start
     path = run_path(out_dir, track_id, memory, model)
@@ -147,7 +183,8 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         "memory": memory,
         "model": model,
         "seeds": list(study.seeds),
-        "timesteps": trainer.timesteps,
+        "timesteps": before + trainer.timesteps,
+        **({"init": {"track": track.init, "timesteps": before}} if track.init else {}),
         "config": {k: v for k, v in config.to_json().items() if k != "seed"},
         "final_deals": study.final_deals,
         "final": final,
