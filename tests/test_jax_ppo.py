@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -110,6 +111,9 @@ def test_checkpoints_are_data_and_agents_make_plays_them(tmp_path: Path) -> None
     assert isinstance(agent, ppo.JaxPPOAgent)
     record = play_game(raw_env(num_players=2, memory="none"), [agent, make_agent("random")], seed=3)
     assert record["result"]["winners"]
+    # another number of players: refused by name, not a shape error from inside JAX
+    with pytest.raises(InvalidOptionError, match=r"trained on MemTab-v0 .* observation of shape"):
+        play_game(raw_env(num_players=3, memory="none"), [agent, *[make_agent("random")] * 2], seed=3)
     # untrusted files: a clear error, nothing executed
     bad = tmp_path / "bad.zip"
     with zipfile.ZipFile(bad, "w") as z:
@@ -236,6 +240,15 @@ MemTab-v0:
     report = json.loads((run_dir / "eval.json").read_text())
     assert report["algo"] == "jax_ppo" and report["results"]["random"]["games"] == 4
     assert list((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
+    # out of its run folder, a checkpoint is evaluated under the config it carries
+    alone = tmp_path / "alone" / "policy.zip"
+    alone.parent.mkdir()
+    shutil.copy(run_dir / "model.zip", alone)
+    main(["--evaluate", str(alone), "--eval_games", "2", "--eval_opponents", "[greedy]",
+          "--runs_dir", str(tmp_path / "runs")])
+    report = json.loads((tmp_path / "runs" / "evaluations" / "policy_eval.json").read_text())
+    assert report["config"]["memory"] == "none" and report["config"]["memory_model"] == "GRU"
+    assert report["results"]["greedy"]["games"] == 2
     main(["--resume", str(run_dir), "--total_timesteps", "48"])
     latest = json.loads((run_dir / "checkpoints" / "latest.json").read_text())
     assert latest["step"] == 48

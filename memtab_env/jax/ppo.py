@@ -882,6 +882,8 @@ class JaxPPOAgent:
             raise InvalidOptionError(f"{path} is a JAX PPO checkpoint: algo must be 'jax_ppo', got {algo!r}")
         with jax.default_device(jax.devices("cpu")[0]):
             self.policy, self.config = load(path)
+        view = make_view(self.config)
+        self._shapes = ((view.obs_size,), (view.num_actions,))
         self.deterministic = deterministic
         self.name = f"jax-ppo:{Path(path).stem}"
         self._step = eqx.filter_jit(type(self.policy).step)
@@ -895,6 +897,12 @@ class JaxPPOAgent:
     def act(self, observation: Any) -> int:
         obs = np.asarray(observation["observation"])
         mask = np.asarray(observation["action_mask"]).astype(bool)
+        if (obs.shape, mask.shape) != self._shapes:
+            raise InvalidOptionError(
+                f"{self.name} was trained on {self.config.env_id} with {self.config.env_options}: it "
+                f"takes an observation of shape {self._shapes[0]} and a mask of shape "
+                f"{self._shapes[1]}, got {obs.shape} and {mask.shape} (another game, number of "
+                "players or deck)")
         if not mask.any():
             raise ValueError("no legal flip: the action_mask is all zeros")
         self._h, logits, _ = self._step(self.policy, self._h, jnp.asarray(obs),

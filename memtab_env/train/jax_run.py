@@ -70,6 +70,32 @@ def ppo_config(cfg: Config) -> Any:
     return config
 
 
+def checkpoint_config(path: str | Path) -> Config:
+    """The training config that a JAX PPO checkpoint (a :func:`memtab_env.jax.ppo.save`
+    zip, which carries its own config) is evaluated under with ``--evaluate`` and no
+    config file: its game, its env options and its network (``exp_name`` ``study`` for a
+    policy of ``memtab study``); everything else is the default. :class:`ConfigError`
+    when the file is not such a checkpoint."""
+    from memtab_env.errors import InvalidOptionError
+    from memtab_env.jax.ppo import PPOConfig, read_meta
+    from memtab_env.train.config import config_from_dict
+
+    try:
+        meta = read_meta(path)
+        ppo = PPOConfig.from_json(meta.get("config"))
+    except InvalidOptionError as exc:
+        raise ConfigError(f"--evaluate {path}: {exc}") from None
+    options = dict(ppo.env_options)
+    values = {key: options.pop(key) for key in ("num_players", "memory", "reward") if key in options}
+    values.update(
+        env_id=ppo.env_id, algo="jax_ppo", env_options=options, seed=ppo.seed,
+        exp_name="study" if "study" in meta else "",  # a policy of memtab study
+        policy={"flat": "mlp"}.get(ppo.encoder, ppo.encoder), set_layers=ppo.set_layers,
+        latch_init=ppo.latch_init, memory_model=ppo.memory_model,
+        memory_kwargs=dict(ppo.memory_kwargs), recurrent_size=ppo.recurrent_size)
+    return config_from_dict(values, where=f"the config in {path}")
+
+
 def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any] | None,
           tb_dir: str | None, launcher: str) -> tuple[Path, int, float, int]:
     """Train (or resume from ``latest``) in ``run_dir``; returns ``(model path, steps

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memtab_env.agents.model_data import is_jax_checkpoint
 from memtab_env.train.config import (
     Config,
     ConfigError,
@@ -239,6 +240,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
         cfg = load_yaml(args.config, args.env)
     elif args.evaluate and (Path(args.evaluate).parent / "config.yaml").exists():
         cfg = load_yaml(Path(args.evaluate).parent / "config.yaml")
+    elif args.evaluate and is_jax_checkpoint(args.evaluate):  # it carries its config
+        from memtab_env.train.jax_run import checkpoint_config
+
+        cfg = checkpoint_config(args.evaluate)
     elif args.evaluate and Path(args.evaluate).with_suffix(".yaml").exists():
         cfg = load_yaml(Path(args.evaluate).with_suffix(".yaml"))
     elif args.evaluate:
