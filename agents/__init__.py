@@ -34,6 +34,8 @@ memtab         human        plays from the terminal (:mod:`memtab_env.agents.hum
 memtab         ppo-memtab   the shipped trained policy (:mod:`memtab_env.agents.shipped`)
 memtab         rppo-memtab  the shipped policy for memory ``none``: ``rppo-memtab-none``,
                             it remembers by itself (:mod:`memtab_env.agents.shipped`)
+memtab         gru-memtab   a stronger one, from the memory study: ``gru-memtab-none``
+                            (extra ``[jax]``; :mod:`memtab_env.agents.shipped`)
 pelmanism      random, greedy, nomemory        (:mod:`memtab_env.agents.pelmanism_agents`),
                ppo-pelmanism                   (:mod:`memtab_env.agents.shipped`)
 memory_board   random, greedy                  (:mod:`memtab_env.agents.memory_board_agents`)
@@ -60,7 +62,7 @@ class Agent(Protocol):
         """The action of the acting player, from its observation dict."""
 
 
-#: (game, name) -> "module:Class", imported when first built
+#: (game, name) -> "module:Class" (or a function that builds the agent), imported when first built
 REGISTRY: dict[tuple[str, str], str] = {
     ("memtab", "random"): "memtab_env.agents.memtab_agents:RandomAgent",
     ("memtab", "greedy"): "memtab_env.agents.memtab_agents:GreedyAgent",
@@ -70,6 +72,7 @@ REGISTRY: dict[tuple[str, str], str] = {
     ("memtab", "human"): "memtab_env.agents.human:HumanAgent",
     ("memtab", "ppo-memtab"): "memtab_env.agents.shipped:PPOMemTab",
     ("memtab", "rppo-memtab-none"): "memtab_env.agents.shipped:RPPOMemTabNone",
+    ("memtab", "gru-memtab-none"): "memtab_env.agents.shipped:gru_memtab_none",
     ("pelmanism", "random"): "memtab_env.agents.pelmanism_agents:PelmanismRandomAgent",
     ("pelmanism", "greedy"): "memtab_env.agents.pelmanism_agents:PelmanismGreedyAgent",
     ("pelmanism", "nomemory"): "memtab_env.agents.pelmanism_agents:PelmanismNoMemoryAgent",

@@ -11,17 +11,26 @@
   ``random``; ``configs/recurrent_none.yaml``). It keeps its recurrent state from one
   ``act`` to the next and starts afresh at ``reset``: give it every observation of its own
   moves, in order, from the start of each game.
+- ``agents.make("gru-memtab-none")`` (extra ``[jax]``): a stronger MemTab policy for memory
+  ``none``, from the memory study (``docs/study.md``): the JAX PPO of
+  :mod:`memtab_env.jax.ppo` with a GRU memory per position behind the ``kinds`` network,
+  two players, trained against ``random`` (seed 2 of the study's track
+  ``memtab-2p-none-latch-more``). It remembers as ``rppo-memtab-none`` does: give it every
+  observation of its own moves, in order.
 
 Each has three files in ``agents/policies/``:
 
-- ``<name>.zip``: the Stable-Baselines3 model;
+- ``<name>.zip``: the Stable-Baselines3 model (for ``gru-memtab-none``, a JAX PPO
+  checkpoint: config JSON and equinox weights);
 - ``<name>.yaml``: the exact config of the run that produced it (the first line is the
-  command; ``docs/training.md`` gives the full reproduction recipe);
+  command; ``docs/training.md`` gives the full reproduction recipe); for
+  ``gru-memtab-none``, the part of ``configs/study.yaml`` that trained it;
 - ``<name>_eval.json``: its measured win rates (``train.py --evaluate`` schema).
 
-The policies are played by :class:`memtab_env.agents.sb3_policy.SB3Agent`, so they only ever choose
-legal flips. Each was trained on two-player games (``perfect`` memory, but ``none`` for
-``rppo-memtab-none``); the observation length fixes the number of players (and for
+The policies are played by :class:`memtab_env.agents.sb3_policy.SB3Agent` (``gru-memtab-none`` by
+:class:`memtab_env.jax.ppo.JaxPPOAgent`), so they only ever choose legal flips. Each was
+trained on two-player games (``perfect`` memory, but ``none`` for ``rppo-memtab-none`` and
+``gru-memtab-none``); the observation length fixes the number of players (and for
 Pelmanism the deck): the loader refuses other games with a message that says so.
 """
 
@@ -40,6 +49,7 @@ SHIPPED: dict[str, tuple[str, str]] = {
     "ppo-memtab": ("ppo_memtab.zip", "MaskablePPO"),
     "ppo-pelmanism": ("ppo_pelmanism.zip", "MaskablePPO"),
     "rppo-memtab-none": ("rppo_memtab_none.zip", "RecurrentPPO"),
+    "gru-memtab-none": ("gru_memtab_none.zip", "jax_ppo"),
 }
 
 
@@ -87,4 +97,26 @@ class RPPOMemTabNone(_Shipped):
     shipped_name = "rppo-memtab-none"
 
 
-__all__ = ["POLICY_DIR", "SHIPPED", "PPOMemTab", "PPOPelmanism", "RPPOMemTabNone", "shipped_path"]
+def gru_memtab_none(deterministic: bool = True, seed: int | None = None) -> Any:
+    """The shipped JAX policy for memory ``none`` (``agents.make("gru-memtab-none")``), a
+    :class:`memtab_env.jax.ppo.JaxPPOAgent`; needs the ``[jax]`` extra.
+
+    Args:
+        deterministic: play the most probable legal flip (default) or sample.
+        seed: seed of the sampling key (``deterministic=False`` only).
+    """
+    name = "gru-memtab-none"
+    try:
+        from memtab_env.jax.ppo import JaxPPOAgent
+    except ModuleNotFoundError as exc:
+        from memtab_env.errors import InvalidOptionError
+        from memtab_env.extras import missing_message
+
+        raise InvalidOptionError(missing_message(exc, f"the shipped policy {name}", extra="jax")) from None
+    agent = JaxPPOAgent(shipped_path(name), deterministic=deterministic, seed=seed)
+    agent.name = name
+    return agent
+
+
+__all__ = ["POLICY_DIR", "SHIPPED", "PPOMemTab", "PPOPelmanism", "RPPOMemTabNone", "gru_memtab_none",
+           "shipped_path"]

@@ -328,6 +328,7 @@ SHIPPED = [  # name, game, env options, file stem, opponent it must beat, win ra
     ("ppo-memtab", "memtab", {}, "ppo_memtab", "greedy", 0.55),
     ("ppo-pelmanism", "pelmanism", {}, "ppo_pelmanism", "greedy", 0.5),
     ("rppo-memtab-none", "memtab", {"memory": "none"}, "rppo_memtab_none", "random", 0.75),
+    ("gru-memtab-none", "memtab", {"memory": "none"}, "gru_memtab_none", "random", 0.9),
 ]
 
 
@@ -338,7 +339,9 @@ def test_shipped_policy_loads_by_name_and_beats_its_opponent(name, game, options
     (which raises on an illegal one), and beats its opponent over 200 deals played from
     both seats (deterministic: fixed deals, deterministic policy and opponents). Measured
     over 4000 games: ppo-memtab 0.664 and ppo-pelmanism 0.58 against greedy; over 2000
-    games under memory none, rppo-memtab-none 0.824 against random."""
+    games under memory none, rppo-memtab-none 0.824 and gru-memtab-none 0.949 against random."""
+    if name == "gru-memtab-none":
+        pytest.importorskip("jax")
     from memtab_env import agents
     from memtab_env.play import make_raw_env, play_game, win_shares
 
@@ -358,7 +361,17 @@ def test_shipped_policy_loads_by_name_and_beats_its_opponent(name, game, options
     figures = json.loads((shipped / f"{stem}_eval.json").read_text())
     assert all(r["games"] >= 2000 for r in figures["results"].values())
     assert figures["results"][opponent]["win_rate"] > 0.5
-    load_yaml(shipped / f"{stem}.yaml").validate()
+    if name != "gru-memtab-none":
+        load_yaml(shipped / f"{stem}.yaml").validate()
+        return
+    # the study's policy: its yaml is the part of configs/study.yaml that trained it
+    from memtab_env.study import load_study
+
+    used, source = load_study(shipped / f"{stem}.yaml"), load_study(ROOT / "configs" / "study.yaml")
+    assert used.seeds == source.seeds and used.models["GRU"] == source.models["GRU"]
+    assert used.ppo == source.ppo and used.final_deals == source.final_deals
+    assert {t: source.tracks[t] for t in used.tracks} == used.tracks
+    assert figures["results"]["greedy"]["win_rate"] > 0.1  # rppo-memtab-none: 0.040
 
 
 # ---------------------------------------------------------------------------------------
