@@ -3,7 +3,9 @@
 Every row is one entry of a shipped config (``configs/*.yaml``); its figures come from
 the committed evaluation files of a run of that config: the shipped policies'
 ``agents/policies/<name>_eval.json`` and ``docs/evals/<config>.json`` (the ``eval.json``
-of a run, committed as it was written). A config without one says so. The evaluation
+of a run, committed as it was written). A config without one says so. Policies of the
+memory study (``configs/study.yaml``, evaluated with ``exp_name: study``) get a row each,
+described by their checkpoint and their study run file. The evaluation
 files name their config (``config.exp_name``, ``env_id``), so nothing here is typed by
 hand; ``tests/test_docs.py`` fails when the README's table is stale. Run
 ``python docs/build_readme_table.py`` after adding or re-measuring a run.
@@ -99,7 +101,30 @@ def table() -> str:
         measured = figures(reports) if reports else "no committed evaluation"
         links = ", ".join(f"[{p.name}]({p.relative_to(ROOT).as_posix()})" for p, _ in reports) or "-"
         rows.append(f"| `{name}.yaml` | {desc} | {measured} | {links} |")
+    for (name, _), reports in sorted(found.items()):
+        rows += [study_row(path, report, stems) for path, report in reports if name == "study"]
     return "\n".join(rows)
+
+
+def study_row(path: Path, report: dict[str, Any], stems: dict[str, str]) -> str:
+    """The row of a policy of the memory study: described by its checkpoint (beside the
+    evaluation) and its study run file (``results/study/``)."""
+    from memtab_env.jax.ppo import read_meta
+
+    meta = read_meta(path.parent / report["model"])
+    cfg, cell = meta["config"], meta["study"]
+    run = json.loads((ROOT / "results" / "study" / cell["track"]
+                      / f"{cell['memory']}__{cell['model']}.json").read_text())
+    latch = ", latch-initialised" if cfg["latch_init"] else ""
+    desc = (f"JAX PPO, `{cfg['encoder']}` network, {cfg['memory_model']} per position{latch}, "
+            f"{report['env_id']}, memory `{cfg['env_options'].get('memory', 'perfect')}`, "
+            f"{run['timesteps']:_} steps against {{{cfg['opponents']} 1}}; track `{cell['track']}`, "
+            f"seed {cfg['seed']}")
+    stem = path.stem[: -len("_eval")]
+    if path.parent.name == "policies" and stem in stems:
+        desc += f'; shipped as `agents.make("{stems[stem]}")`'
+    link = f"[{path.name}]({path.relative_to(ROOT).as_posix()})"
+    return f"| `study.yaml` | {desc} | {figures([(path, report)])} | {link} |"
 
 
 def render(text: str) -> str:
