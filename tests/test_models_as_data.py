@@ -51,11 +51,29 @@ def _serialized(obj) -> dict:
     return {":type:": "<class 'x'>", ":serialized:": base64.b64encode(pickle.dumps(obj)).decode()}
 
 
-@pytest.mark.parametrize("name", sorted(SHIPPED))
+@pytest.mark.parametrize("name", sorted(n for n, (_, algo) in SHIPPED.items() if algo != "jax_ppo"))
 def test_shipped_policies_load_as_data(name):
     policy, algo = load_policy(shipped_path(name))
     assert algo == SHIPPED[name][1]
     assert detect_algo(shipped_path(name)) == algo
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, algo) in SHIPPED.items() if algo == "jax_ppo"))
+def test_shipped_jax_policies_are_checkpoints_of_data(name):
+    """A JAX policy is a zip of a JSON config and equinox weights, which the
+    Stable-Baselines3 loader refuses and the JAX loader rebuilds."""
+    from memtab_env.agents.model_data import is_jax_checkpoint
+
+    with zipfile.ZipFile(shipped_path(name)) as z:
+        assert sorted(z.namelist()) == ["policy.eqx", "policy.json"]
+    assert is_jax_checkpoint(shipped_path(name))
+    with pytest.raises(ModelFileError, match="not a model of this kind"):
+        load_policy(shipped_path(name))
+    pytest.importorskip("memax")
+    from memtab_env.jax.ppo import load
+
+    _, config = load(shipped_path(name))
+    assert config.env_options["memory"] == "none"
 
 
 def test_data_and_pickle_loading_play_alike():
