@@ -225,6 +225,10 @@ def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
     assert [p["timesteps"] for p in more["curves"][0]] == [16, 32]
     for a, b in zip(first["curves"], more["curves"], strict=True):
         assert b[0] == a[-1]
+    from memtab_env.study.figures import earlier_runs
+
+    assert earlier_runs(more, runs) == [first] and earlier_runs(first, runs) == []
+    assert (tmp_path / "fig" / "memtab-more.png").read_bytes()[:4] == b"\x89PNG"
     solo = next(r for r in runs if r["track"] == "pelmanism-solo-none")
     assert [p["timesteps"] for p in solo["curves"][0]] == [0, 16, 32]
     assert solo["final"][0]["score"] == pytest.approx(study.normalised_turns(solo["final"][0]["turns"],

@@ -9,10 +9,25 @@ from typing import Any
 import numpy as np
 
 
+def earlier_runs(run: dict[str, Any], runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs of the same cell that ``run`` trained on from (its ``init`` track's,
+    that one's ``init``, ...), oldest first; those not among ``runs`` end the chain."""
+    by_cell = {(r["track"], r["memory"], r["model"]): r for r in runs}
+    chain: list[dict[str, Any]] = []
+    while run.get("init") and len(chain) < len(runs):
+        found = by_cell.get((run["init"]["track"], run["memory"], run["model"]))
+        if found is None:
+            break
+        run = found
+        chain.insert(0, run)
+    return chain
+
+
 def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     """One figure per track (``<track>.png``): a panel per memory model, a line per
     architecture: the IQM over seeds of the curve score against learner steps, with the
-    seeds' range shaded. Returns the paths written."""
+    seeds' range shaded; a run trained on from earlier runs (``init``) has their IQM
+    drawn before it, dashed. Returns the paths written."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -36,6 +51,11 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
                 (line,) = ax.plot(steps, centre, label=run["model"])
                 ax.fill_between(steps, scores.min(axis=0), scores.max(axis=0), alpha=0.12,
                                 color=line.get_color())
+                for before in earlier_runs(run, runs):
+                    ax.plot([p["timesteps"] for p in before["curves"][0]],
+                            iqm(np.array([[p["score"] for p in c] for c in before["curves"]]), axis=0),
+                            ls="--", color=line.get_color(), alpha=0.6,
+                            label=f"{run['model']}, as {before['track']}")
             ax.set_title(f"{track}, memory {memory}")
             ax.set_xlabel("learner steps")
             ax.axhline(0.0, color="grey", lw=0.6, ls=":")
