@@ -14,9 +14,9 @@
 - ``agents.make("gru-memtab-none")`` (extra ``[jax]``): a stronger MemTab policy for memory
   ``none``, from the memory study (``docs/study.md``): the JAX PPO of
   :mod:`memtab_env.jax.ppo` with a GRU memory per position behind the ``kinds`` network,
-  two players, trained against ``random`` (seed 2 of the study's track
-  ``memtab-2p-none-latch-more``). It remembers as ``rppo-memtab-none`` does: give it every
-  observation of its own moves, in order.
+  two players, trained against ``random``, then against ``greedy`` (seed 2 of the study's
+  track ``memtab-2p-none-latch-greedy``). It remembers as ``rppo-memtab-none`` does: give
+  it every observation of its own moves, in order.
 
 Each has three files in ``agents/policies/``:
 
