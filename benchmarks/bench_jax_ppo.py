@@ -21,6 +21,12 @@ Same rollout shape for both sides (``--num-envs`` games x 64 steps, 4 epochs), o
 thread (as train.py). Steps/s counts learner steps; the JAX figure excludes the first
 update (compilation), the SB3 figure a warm-up rollout. Prints, never asserts. Target:
 the JAX PPO >= 30x RecurrentPPO.
+
+``--env-only`` first measures collection without a network, the ceiling that the env
+puts on training: the JAX PPO's own single-agent view and batched auto-reset stepping
+uniformly random legal learner flips (a jitted scan of 64 steps over ``--num-envs``
+games), beside the SB3 side's vector env stepping the same, one ``step`` call per
+learner step of every game.
 """
 
 from __future__ import annotations
@@ -78,6 +84,55 @@ def jax_rate(kind: str, model: str, timesteps: int, num_envs: int, hidden: int) 
     return (last["timesteps"] - first["timesteps"]) / (last["seconds"] - first["seconds"])
 
 
+def env_rates(num_envs: int, rollouts: int) -> tuple[float, float]:
+    """Learner steps/s of random legal play: (the JAX PPO's view, the SB3 side's vector
+    env of ``configs/recurrent_none.yaml``)."""
+    import jax
+    import numpy as np
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    import memtab_env.jax as mj
+    from memtab_env.jax.ppo import PPOConfig, make_view
+    from memtab_env.train.config import config_from_dict, load_yaml
+    from memtab_env.train.vec import make_vec_env
+
+    view = make_view(PPOConfig(learner_seat="random", env_options={"num_players": 2, "memory": "none"}))
+    step = mj.auto_reset_batch(view.step, view.reset)
+
+    @jax.jit
+    def rollout(states: mj.SingleAgentState, key: jax.Array) -> tuple[mj.SingleAgentState, jax.Array]:
+        def one(states: mj.SingleAgentState, key: jax.Array) -> tuple[mj.SingleAgentState, jax.Array]:
+            act_key, reset_key = jax.random.split(key)
+            actions = jax.vmap(mj.uniform_legal)(jax.random.split(act_key, num_envs),
+                                                 states.legal_action_mask)
+            states = step(states, actions, reset_key)
+            return states, states.reward.sum()
+
+        states, rewards = jax.lax.scan(one, states, jax.random.split(key, 64))
+        return states, rewards.sum()
+
+    states = jax.vmap(view.reset)(jax.random.split(jax.random.key(0), num_envs))
+    states, total = rollout(states, jax.random.key(1))  # compilation
+    total.block_until_ready()
+    start = time.perf_counter()
+    for i in range(rollouts):
+        states, total = rollout(states, jax.random.key(2 + i))
+    total.block_until_ready()
+    jax_rate = rollouts * 64 * num_envs / (time.perf_counter() - start)
+
+    cfg = config_from_dict({"n_envs": num_envs, "tensorboard": False, "progress_bar": False},
+                           base=load_yaml("recurrent_none", "MemTab-v0"))
+    env = make_vec_env(cfg, seed=0)
+    env.reset()
+    rng = np.random.default_rng(0)
+    steps = max(64, rollouts * 64 // 8)
+    start = time.perf_counter()
+    for _ in range(steps):
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in get_action_masks(env)]))
+    sb3_rate = steps * num_envs / (time.perf_counter() - start)
+    return jax_rate, sb3_rate
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kinds", nargs="+", default=["position", "flat"],
@@ -87,7 +142,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sb3-timesteps", type=int, default=4096)
     parser.add_argument("--num-envs", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=128)
+    parser.add_argument("--env-only", action="store_true",
+                        help="first measure collection alone (random legal flips, no network)")
     args = parser.parse_args(argv)
+    if args.env_only:
+        jax_env, sb3_env = env_rates(args.num_envs, rollouts=64)
+        print(f"[env only] SB3 side's vector env ({args.num_envs} envs): {sb3_env:10.0f} steps/s", flush=True)
+        print(f"[env only] JAX PPO's view, scan of 64 ({args.num_envs} envs): {jax_env:10.0f} steps/s  "
+              f"ratio {jax_env / sb3_env:6.1f}x", flush=True)
     for kind in args.kinds:
         sb3 = sb3_rate(kind, args.sb3_timesteps, args.num_envs, args.hidden)
         print(f"[{kind}] sb3-contrib RecurrentPPO ({args.num_envs} envs): {sb3:10.0f} steps/s", flush=True)

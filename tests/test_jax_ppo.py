@@ -460,3 +460,17 @@ def test_training_keeps_the_set_networks_constants_constant() -> None:
         moved = [float(jnp.abs(x - y).max()) for x, y in
                  zip(_arrays(after), _arrays(before), strict=True)]
         assert max(moved) > 0.0  # the update did move the weights
+
+
+def test_the_throughput_benchmark_measures_collection_alone() -> None:
+    """``benchmarks/bench_jax_ppo.py --env-only``: both sides' random legal play runs
+    and gives a rate (the figures themselves are printed, never asserted)."""
+    pytest.importorskip("sb3_contrib")
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_jax_ppo.py"
+    spec = importlib.util.spec_from_file_location("bench_jax_ppo", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rates = bench.env_rates(num_envs=4, rollouts=1)
+    assert len(rates) == 2 and all(np.isfinite(r) and r > 0 for r in rates)
