@@ -258,11 +258,15 @@ def test_a_dead_worker_is_reported_with_its_job():
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             ours = {child.pid for child in mp.active_children()}
-            marked = [int(os.path.basename(m)) for m in glob.glob(pattern)]
-            playing = [pid for pid in marked if pid in ours]  # only this backend's workers
+            marks = {int(os.path.basename(m)): m for m in glob.glob(pattern) if os.path.basename(m).isdigit()}
+            playing = [pid for pid in marks if pid in ours]  # only this backend's workers
             if playing:
-                os.kill(playing[0], signal.SIGKILL)
-                return
+                # stopped, it cannot finish its job and drop its mark before the kill
+                os.kill(playing[0], signal.SIGSTOP)
+                if os.path.exists(marks[playing[0]]):
+                    os.kill(playing[0], signal.SIGKILL)
+                    return
+                os.kill(playing[0], signal.SIGCONT)
             time.sleep(0.05)
 
     threading.Thread(target=killer, daemon=True).start()
