@@ -352,6 +352,11 @@ def run_path(out_dir: Path, track: str, memory: str, model: str) -> Path:
     return Path(out_dir) / track / f"{memory.replace(':', '')}__{model}.json"
 
 
+def policy_path(run_file: Path, seed: int) -> Path:
+    """The trained policy of ``seed`` beside the cell's run file."""
+    return run_file.with_name(f"{run_file.stem}__s{seed}.zip")
+
+
 def load_run(path: Path) -> dict[str, Any]:
     """A run file, checked: the format, the cell, one final score and one curve per
     seed, finite numbers. :class:`StudyError` naming the file and the field otherwise."""

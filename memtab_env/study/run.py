@@ -27,6 +27,7 @@ from memtab_env.study import (
     load_run,
     load_study,
     normalised_turns,
+    policy_path,
     run_path,
 )
 
@@ -114,7 +115,7 @@ def init_policies(study: Study, track: StudyTrack, memory: str, model: str, out_
         raise StudyError(f"{where}: {path} holds seeds {run['seeds']}, the study trains {list(study.seeds)}")
     policies = []
     for seed in study.seeds:
-        zip_path = path.with_name(f"{path.stem}__s{seed}.zip")
+        zip_path = policy_path(path, seed)
         try:
             policy, _ = load(zip_path)
         except (OSError, InvalidOptionError) as exc:
@@ -169,7 +170,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
     path.parent.mkdir(parents=True, exist_ok=True)
     policies = []
     for seed, policy in zip(study.seeds, trainer.policies(), strict=True):
-        p = path.with_name(f"{path.stem}__s{seed}.zip")
+        p = policy_path(path, seed)
         save(p, policy, dataclasses.replace(config, seed=seed),
              {"study": {"track": track_id, "memory": memory, "model": model}})
         policies.append(p)
