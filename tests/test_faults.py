@@ -252,6 +252,12 @@ def test_a_dead_worker_is_reported_with_its_job():
     jobs = evaluation_jobs(TRACKS["memtab-2p"], [AgentSpec("search", kwargs=(("simulations", 64),))], 60, 1)
     import multiprocessing as mp
 
+    killed: list[int] = []
+
+    def stopped(pid: int) -> bool:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "T"
+
     def killer() -> None:
         # kill a worker once it has marked the job it plays (however slow its start-up)
         pattern = os.path.join(tempfile.gettempdir(), "memtab-jobs-*", "[0-9]*")
@@ -262,16 +268,23 @@ def test_a_dead_worker_is_reported_with_its_job():
             playing = [pid for pid in marks if pid in ours]  # only this backend's workers
             if playing:
                 # stopped, it cannot finish its job and drop its mark before the kill
-                os.kill(playing[0], signal.SIGSTOP)
-                if os.path.exists(marks[playing[0]]):
-                    os.kill(playing[0], signal.SIGKILL)
+                pid = playing[0]
+                os.kill(pid, signal.SIGSTOP)
+                while not stopped(pid):
+                    time.sleep(0.001)
+                if os.path.exists(marks[pid]):
+                    killed.append(pid)
+                    os.kill(pid, signal.SIGKILL)
                     return
-                os.kill(playing[0], signal.SIGCONT)
+                os.kill(pid, signal.SIGCONT)
             time.sleep(0.05)
 
     threading.Thread(target=killer, daemon=True).start()
-    with pytest.raises(BenchmarkError, match=r"worker process died .*job \d+ \(track memtab-2p, deal"):
+    with pytest.raises(BenchmarkError, match=r"worker process died .*job \d+ \(track memtab-2p, deal") as err:
         backend.run(jobs)
+    # the other worker, stopped by the pool, is not blamed: one job, the killed worker's
+    assert str(err.value).count("(track memtab-2p") == 1, err.value
+    assert f"in worker {killed[0]};" in str(err.value), err.value
 
 
 def test_no_worker_outlives_its_parent(tmp_path):

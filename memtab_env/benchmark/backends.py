@@ -25,6 +25,7 @@ model file be unpickled, and only a path named on the command line.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -219,9 +220,28 @@ def die_with_parent() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+_marks: list[str] = []  # this worker's mark files while it plays a job
+
+
+def _drop_marks() -> None:
+    for path in _marks:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """SIGTERM in a worker: the pool stops the workers that still run once one has died.
+    Their marks go with them, so that only the dead worker's job stays named."""
+    _drop_marks()
+    os._exit(128 + signum)
+
+
 def _init_worker() -> None:
+    import signal
+
     one_thread_per_worker()
     die_with_parent()
+    signal.signal(signal.SIGTERM, _stopped)
 
 
 def _tracked(job: Job, index: int, folder: str) -> list[dict[str, Any]]:
@@ -229,27 +249,14 @@ def _tracked(job: Job, index: int, folder: str) -> list[dict[str, Any]]:
     runs: the job of a worker that dies can then be named."""
     mark = os.path.join(folder, str(os.getpid()))
     tmp = os.path.join(folder, f".{os.getpid()}.tmp")  # renamed: a mark is never seen half written
+    _marks[:] = [tmp, mark]
     with open(tmp, "w") as f:
         f.write(str(index))
     os.replace(tmp, mark)
     out = run_job(job)
-    os.unlink(mark)
+    _drop_marks()
+    _marks.clear()
     return out
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def describe_job(job: Job) -> str:
@@ -293,10 +300,13 @@ class MultiprocessingBackend(Backend):
             except BrokenProcessPool as exc:
                 for fut in futures:
                     fut.cancel()
+                # the pool stops the other workers (each drops its mark) and waits for them:
+                # what marks are left belong to workers that died while playing
+                pool.shutdown(wait=True)
                 lost = []
-                for name in os.listdir(marks):
-                    if not name.isdigit() or _alive(int(name)):
-                        continue  # still playing: not the one that died
+                for name in sorted(os.listdir(marks)):
+                    if not name.isdigit():
+                        continue
                     with open(os.path.join(marks, name)) as f:
                         k = int(f.read() or -1)
                     if 0 <= k < len(jobs):
