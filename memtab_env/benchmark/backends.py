@@ -227,6 +227,7 @@ def _drop_marks() -> None:
     for path in _marks:
         with contextlib.suppress(OSError):
             os.unlink(path)
+    _marks.clear()
 
 
 def _stopped(signum: int, frame: object) -> None:
@@ -255,7 +256,6 @@ def _tracked(job: Job, index: int, folder: str) -> list[dict[str, Any]]:
     os.replace(tmp, mark)
     out = run_job(job)
     _drop_marks()
-    _marks.clear()
     return out
 
 
