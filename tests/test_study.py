@@ -218,6 +218,11 @@ def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
         ("memtab-2p-none", "none", "GRU"), ("memtab-more", "none", "GRU"),
         ("pelmanism-solo-none", "none", "GRU")]
     first, more = runs[0], runs[1]
+    import jax
+
+    # each run file says what trained it: a rerun elsewhere is compared knowing that
+    assert first["platform"]["versions"]["jax"] == jax.__version__
+    assert first["platform"]["devices"].startswith(f"{len(jax.devices())} x ")
     # it starts from the other track's trained policies: its first curve point is their
     # last (the same weights on the same deals), and its steps count on from theirs
     assert more["init"] == {"track": "memtab-2p-none", "timesteps": 16} and more["timesteps"] == 32

@@ -34,11 +34,12 @@ Protocol (``configs/study.yaml`` holds every number; ``memtab study`` runs it):
   Agarwal et al., "Deep RL at the Edge of the Statistical Precipice", 2021); across
   tracks: the same with tracks as strata.
 - **Files.** One run file per cell (``results/study/<track>/<memory>__<model>.json``,
-  format ``memtab-study-run/1``: config, per-seed curves and final scores, timing) and the
-  trained policies beside it (``<memory>__<model>__s<seed>.zip``, JAX PPO checkpoints that
-  ``memtab_env.agents.make(path)`` plays). ``LEADERBOARD.md``'s memory study section and
-  the figures in ``docs/study/`` are recomputed from the run files, which are read as
-  untrusted data and checked (:func:`load_run`).
+  format ``memtab-study-run/1``: config, per-seed curves and final scores, timing and
+  ``platform``, the library versions, CPU and devices that trained it; older run files
+  lack it) and the trained policies beside it (``<memory>__<model>__s<seed>.zip``, JAX
+  PPO checkpoints that ``memtab_env.agents.make(path)`` plays). ``LEADERBOARD.md``'s
+  memory study section and the figures in ``docs/study/`` are recomputed from the run
+  files, which are read as untrusted data and checked (:func:`load_run`).
 
 This module is the protocol and the report (no JAX); :mod:`memtab_env.study.run` trains.
 """

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -194,6 +195,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         "policies": [p.name for p in policies],
         "seconds": round(seconds, 1),
         "steps_per_second": round(trainer.timesteps * len(study.seeds) / max(seconds, 1e-9), 1),
+        "platform": platform_info(),
     }
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
@@ -201,6 +203,31 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
     log(f"{track_id} {memory} {model}: final IQM {_iqm([f['score'] for f in final]):+.3f} "
         f"({seconds:.0f} s, {run['steps_per_second']:.0f} steps/s)")
     return run
+
+
+def platform_info() -> dict[str, Any]:
+    """What trained a run: library versions, CPU and JAX devices. Training is bit-identical
+    only on the same platform; elsewhere floating-point differences grow over updates."""
+    import importlib.metadata
+    import platform
+
+    import jax
+
+    versions = {}
+    for name in ("memtab-env", "jax", "jaxlib", "memax", "equinox", "optax", "numpy"):
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    devices = jax.devices()
+    return {"python": platform.python_version(), "versions": versions, "cpu": cpu,
+            "cpu_count": os.cpu_count(), "devices": f"{len(devices)} x {devices[0].device_kind}"}
 
 
 def _iqm(xs: Sequence[float]) -> float:
