@@ -8,6 +8,10 @@ from typing import Any
 
 import numpy as np
 
+# Scores below this are drawn at it (the tables give them exactly): a seed that collapsed
+# far below random play would otherwise squash every other curve flat.
+FLOOR = -1.0
+
 
 def earlier_runs(run: dict[str, Any], runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The runs of the same cell that ``run`` trained on from (its ``init`` track's,
@@ -25,15 +29,17 @@ def earlier_runs(run: dict[str, Any], runs: Sequence[dict[str, Any]]) -> list[di
 
 def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     """One figure per track (``<track>.png``): a panel per memory model, a line per
-    architecture: the IQM over seeds of the curve score against learner steps, with the
-    seeds' range shaded; a run trained on from earlier runs (``init``) has their IQM
-    drawn before it, dashed. Returns the paths written."""
+    architecture: the IQM over seeds of the curve score against learner steps, with its
+    95% stratified-bootstrap interval shaded (as the final tables report it); a run
+    trained on from earlier runs (``init``) has their IQM drawn before it, dashed. The
+    axis stops at ``FLOOR``, and a panel that clipped something says so. Returns the
+    paths written."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from memtab_env.benchmark.metrics import iqm
+    from memtab_env.benchmark.metrics import iqm, stratified_bootstrap
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -43,13 +49,15 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
         memories = list(dict.fromkeys(r["memory"] for r in mine))
         fig, axes = plt.subplots(1, len(memories), figsize=(5 * len(memories), 4), sharey=True,
                                  squeeze=False)
+        clipped = False
         for ax, memory in zip(axes[0], memories, strict=True):
             for run in sorted((r for r in mine if r["memory"] == memory), key=lambda r: r["model"]):
                 steps = np.array([p["timesteps"] for p in run["curves"][0]])
                 scores = np.array([[p["score"] for p in c] for c in run["curves"]])
-                centre = iqm(scores, axis=0)
-                (line,) = ax.plot(steps, centre, label=run["model"])
-                ax.fill_between(steps, scores.min(axis=0), scores.max(axis=0), alpha=0.12,
+                centre, lo, hi = np.array([stratified_bootstrap([s]) for s in scores.T]).T
+                clipped |= bool((lo < FLOOR).any())
+                (line,) = ax.plot(steps, np.maximum(centre, FLOOR), label=run["model"])
+                ax.fill_between(steps, np.maximum(lo, FLOOR), np.maximum(hi, FLOOR), alpha=0.15,
                                 color=line.get_color())
                 for before in earlier_runs(run, runs):
                     ax.plot([p["timesteps"] for p in before["curves"][0]],
@@ -57,12 +65,14 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
                             ls="--", color=line.get_color(), alpha=0.6,
                             label=f"{run['model']}, as {before['track']}")
             ax.set_title(f"{track}, memory {memory}")
+            ax.set_ylim(bottom=FLOOR - 0.05, top=max(1.05, ax.get_ylim()[1]))
             ax.set_xlabel("learner steps")
             ax.axhline(0.0, color="grey", lw=0.6, ls=":")
             ax.axhline(1.0, color="grey", lw=0.6, ls=":")
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7, loc="upper left")
-        axes[0][0].set_ylabel("normalised score (IQM over seeds; range shaded)")
+        axes[0][0].set_ylabel("normalised score, IQM over seeds (95% CI)"
+                              + (f"\naxis clipped at {FLOOR:g}" if clipped else ""))
         fig.tight_layout()
         path = out_dir / f"{track}.png"
         fig.savefig(path, dpi=110, metadata={"Software": None})
