@@ -178,6 +178,37 @@ def test_the_leaderboard_section_ranks_cells_by_iqm_with_intervals() -> None:
     assert "### Across tracks" not in "\n".join(study.leaderboard_section(runs[:2] + [long]))
 
 
+def test_curves_are_drawn_as_the_iqm_with_its_bootstrap_interval_clipped_at_the_floor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import matplotlib.pyplot as plt
+
+    from memtab_env.study import figures
+
+    # points: all seeds alike; 0.1 .. 0.5 (IQM 0.30); one seed collapsed far below random
+    scores = np.array([[0.5, 0.1, 0.6], [0.5, 0.2, 0.6], [0.5, 0.3, -19.0], [0.5, 0.4, 0.6],
+                       [0.5, 0.5, 0.6]])
+    centre, lo, hi = figures.curve_band(scores)
+    np.testing.assert_allclose(centre, [0.5, 0.3, 0.6])
+    assert lo[0] == hi[0] == 0.5
+    assert 0.1 < lo[1] < 0.3 < hi[1] < 0.5
+    assert lo[2] < figures.FLOOR and hi[2] == pytest.approx(0.6)
+    run = {"track": "t", "memory": "none", "model": "GRU",
+           "curves": [[{"timesteps": 16 * j, "score": float(v)} for j, v in enumerate(seed)]
+                      for seed in scores]}
+    drawn = []
+    monkeypatch.setattr(plt, "close", drawn.append)
+    assert figures.draw_curves([run], tmp_path) == [tmp_path / "t.png"]
+    (ax,) = drawn[0].axes
+    assert ax.get_ylim()[0] == pytest.approx(figures.FLOOR - 0.05)
+    assert "clipped at -1" in ax.get_ylabel()
+    (line,) = ax.get_lines()[:1]
+    np.testing.assert_allclose(line.get_ydata(), centre)
+    run["curves"][2][2]["score"] = 0.6
+    drawn.clear()
+    figures.draw_curves([run], tmp_path)
+    assert "clipped" not in drawn[0].axes[0].get_ylabel()
+
+
 def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     pytest.importorskip("memax")

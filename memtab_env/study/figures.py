@@ -27,6 +27,15 @@ def earlier_runs(run: dict[str, Any], runs: Sequence[dict[str, Any]]) -> list[di
     return chain
 
 
+def curve_band(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The IQM over seeds of ``scores[seed, point]`` at each curve point and its 95%
+    stratified-bootstrap interval (one stratum: the seeds), as ``(centre, lo, hi)``."""
+    from memtab_env.benchmark.metrics import stratified_bootstrap
+
+    centre, lo, hi = np.array([stratified_bootstrap([column]) for column in np.asarray(scores).T]).T
+    return centre, lo, hi
+
+
 def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     """One figure per track (``<track>.png``): a panel per memory model, a line per
     architecture: the IQM over seeds of the curve score against learner steps, with its
@@ -39,7 +48,7 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from memtab_env.benchmark.metrics import iqm, stratified_bootstrap
+    from memtab_env.benchmark.metrics import iqm
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -54,7 +63,7 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
             for run in sorted((r for r in mine if r["memory"] == memory), key=lambda r: r["model"]):
                 steps = np.array([p["timesteps"] for p in run["curves"][0]])
                 scores = np.array([[p["score"] for p in c] for c in run["curves"]])
-                centre, lo, hi = np.array([stratified_bootstrap([s]) for s in scores.T]).T
+                centre, lo, hi = curve_band(scores)
                 clipped |= bool((lo < FLOOR).any())
                 (line,) = ax.plot(steps, np.maximum(centre, FLOOR), label=run["model"])
                 ax.fill_between(steps, np.maximum(lo, FLOOR), np.maximum(hi, FLOOR), alpha=0.15,
