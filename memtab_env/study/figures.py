@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-# Scores below this are drawn at it (the tables give them exactly): a seed that collapsed
+# The axis stops here (the tables give every score): a seed that collapsed
 # far below random play would otherwise squash every other curve flat.
 FLOOR = -1.0
 
@@ -65,9 +65,8 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
                 scores = np.array([[p["score"] for p in c] for c in run["curves"]])
                 centre, lo, hi = curve_band(scores)
                 clipped |= bool((lo < FLOOR).any())
-                (line,) = ax.plot(steps, np.maximum(centre, FLOOR), label=run["model"])
-                ax.fill_between(steps, np.maximum(lo, FLOOR), np.maximum(hi, FLOOR), alpha=0.15,
-                                color=line.get_color())
+                (line,) = ax.plot(steps, centre, label=run["model"])
+                ax.fill_between(steps, lo, hi, alpha=0.15, color=line.get_color())
                 for before in earlier_runs(run, runs):
                     ax.plot([p["timesteps"] for p in before["curves"][0]],
                             iqm(np.array([[p["score"] for p in c] for c in before["curves"]]), axis=0),
