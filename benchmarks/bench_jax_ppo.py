@@ -22,6 +22,10 @@ thread (as train.py). Steps/s counts learner steps; the JAX figure excludes the 
 update (compilation), the SB3 figure a warm-up rollout. Prints, never asserts. Target:
 the JAX PPO >= 30x RecurrentPPO.
 
+``--breakdown`` also trains the JAX PPO at 1 and 2 epochs (RecurrentPPO at 1) and fits
+seconds per step = collection (with GAE) + epochs x epoch: the rate with no updates at
+all bounds the ratio that any number of epochs can reach.
+
 ``--env-only`` first measures collection without a network, the ceiling that the env
 puts on training: the JAX PPO's own single-agent view and batched auto-reset stepping
 uniformly random legal learner flips (a jitted scan of 64 steps over ``--num-envs``
@@ -35,7 +39,7 @@ import argparse
 import time
 
 
-def sb3_rate(kind: str, timesteps: int, num_envs: int, hidden: int) -> float:
+def sb3_rate(kind: str, timesteps: int, num_envs: int, hidden: int, n_epochs: int = 4) -> float:
     import torch
 
     torch.set_num_threads(1)  # small networks: threads only contend (as train.py)
@@ -45,7 +49,7 @@ def sb3_rate(kind: str, timesteps: int, num_envs: int, hidden: int) -> float:
         from memtab_env.train.vec import make_vec_env
 
         cfg = config_from_dict({"n_envs": num_envs, "n_steps": 64, "batch_size": 64 * num_envs // 4,
-                                "tensorboard": False, "progress_bar": False},
+                                "n_epochs": n_epochs, "tensorboard": False, "progress_bar": False},
                                base=load_yaml("recurrent_none", "MemTab-v0"))
         cfg.validate()
         env = make_vec_env(cfg, seed=0)
@@ -60,7 +64,7 @@ def sb3_rate(kind: str, timesteps: int, num_envs: int, hidden: int) -> float:
         env = DummyVecEnv([lambda: gymnasium.make("MemTab-v0", memory="none", opponents="random",
                                                   learner_seat="random") for _ in range(num_envs)])
         model = RecurrentPPO("MlpLstmPolicy", env, n_steps=64, batch_size=64 * num_envs // 4,
-                             n_epochs=4, policy_kwargs={"lstm_hidden_size": hidden}, seed=0,
+                             n_epochs=n_epochs, policy_kwargs={"lstm_hidden_size": hidden}, seed=0,
                              verbose=0)
     model.learn(64 * num_envs)  # warm-up
     start = time.perf_counter()
@@ -68,10 +72,12 @@ def sb3_rate(kind: str, timesteps: int, num_envs: int, hidden: int) -> float:
     return timesteps / (time.perf_counter() - start)
 
 
-def jax_rate(kind: str, model: str, timesteps: int, num_envs: int, hidden: int) -> float:
+def jax_rate(kind: str, model: str, timesteps: int, num_envs: int, hidden: int,
+             update_epochs: int = 4) -> float:
     from memtab_env.jax.ppo import PPOConfig, Trainer
 
     config = PPOConfig(memory_model=model, num_envs=num_envs, num_steps=64,
+                       update_epochs=update_epochs,
                        encoder={"position": "set"}.get(kind, kind),
                        latch_init=kind == "kinds" and model == "GRU",
                        recurrent_size={"position": 16, "kinds": 32}.get(kind, hidden),
@@ -82,6 +88,15 @@ def jax_rate(kind: str, model: str, timesteps: int, num_envs: int, hidden: int) 
     while not trainer.done:
         last = trainer.update()[0]
     return (last["timesteps"] - first["timesteps"]) / (last["seconds"] - first["seconds"])
+
+
+def fit_breakdown(epochs: list[int], rates: list[float]) -> tuple[float, float]:
+    """Least-squares fit of seconds per learner step = collection + epochs x epoch over
+    training runs at several ``epochs``: (collection, epoch), seconds per learner step."""
+    import numpy as np
+
+    epoch, collection = np.polyfit(np.asarray(epochs, float), 1.0 / np.asarray(rates, float), 1)
+    return float(collection), float(epoch)
 
 
 def env_rates(num_envs: int, rollouts: int) -> tuple[float, float]:
@@ -142,6 +157,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sb3-timesteps", type=int, default=4096)
     parser.add_argument("--num-envs", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=128)
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also train the JAX PPO at 1 and 2 epochs and split its time into "
+                             "collection and one epoch of updates")
     parser.add_argument("--env-only", action="store_true",
                         help="first measure collection alone (random legal flips, no network)")
     args = parser.parse_args(argv)
@@ -153,10 +171,23 @@ def main(argv: list[str] | None = None) -> None:
     for kind in args.kinds:
         sb3 = sb3_rate(kind, args.sb3_timesteps, args.num_envs, args.hidden)
         print(f"[{kind}] sb3-contrib RecurrentPPO ({args.num_envs} envs): {sb3:10.0f} steps/s", flush=True)
+        if args.breakdown:
+            sb3_one = sb3_rate(kind, args.sb3_timesteps, args.num_envs, args.hidden, n_epochs=1)
+            print(f"[{kind}] sb3-contrib RecurrentPPO at 1 epoch: {sb3_one:10.0f} steps/s", flush=True)
         for model in args.models:
             rate = jax_rate(kind, model, args.timesteps, args.num_envs, args.hidden)
             print(f"[{kind}] JAX PPO {model:>9} ({args.num_envs} envs): {rate:10.0f} steps/s  "
                   f"ratio {rate / sb3:6.1f}x", flush=True)
+            if args.breakdown:
+                rates = [jax_rate(kind, model, args.timesteps, args.num_envs, args.hidden, epochs)
+                         for epochs in (1, 2)] + [rate]
+                collection, epoch = fit_breakdown([1, 2, 4], rates)
+                print(f"[{kind}] JAX PPO {model:>9} at 1, 2, 4 epochs: "
+                      f"{', '.join(f'{r:.0f}' for r in rates)} steps/s; fit: collection "
+                      f"{collection * 1e6:.1f} us + {epoch * 1e6:.1f} us per epoch per step; "
+                      f"with no updates at all {1 / collection:.0f} steps/s, ratio "
+                      f"{1 / collection / sb3:.1f}x; at 1 epoch on both sides "
+                      f"ratio {rates[0] / sb3_one:.1f}x", flush=True)
 
 
 if __name__ == "__main__":

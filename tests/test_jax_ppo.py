@@ -11,6 +11,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -462,15 +463,33 @@ def test_training_keeps_the_set_networks_constants_constant() -> None:
         assert max(moved) > 0.0  # the update did move the weights
 
 
-def test_the_throughput_benchmark_measures_collection_alone() -> None:
-    """``benchmarks/bench_jax_ppo.py --env-only``: both sides' random legal play runs
-    and gives a rate (the figures themselves are printed, never asserted)."""
-    pytest.importorskip("sb3_contrib")
+def _bench_module() -> ModuleType:
+    """``benchmarks/bench_jax_ppo.py`` as a module (it is a script, not in the package)."""
     import importlib.util
 
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_jax_ppo.py"
     spec = importlib.util.spec_from_file_location("bench_jax_ppo", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_throughput_benchmark_measures_collection_alone() -> None:
+    """``benchmarks/bench_jax_ppo.py --env-only``: both sides' random legal play runs
+    and gives a rate (the figures themselves are printed, never asserted)."""
+    pytest.importorskip("sb3_contrib")
+    bench = _bench_module()
     rates = bench.env_rates(num_envs=4, rollouts=1)
     assert len(rates) == 2 and all(np.isfinite(r) and r > 0 for r in rates)
+
+
+def test_the_throughput_breakdown_splits_collection_from_epochs() -> None:
+    """``--breakdown`` fits seconds per step = collection + epochs x epoch: rates made from
+    a known split give it back, and noisy ones the least-squares line."""
+    bench = _bench_module()
+    collection, epoch = 25e-6, 20e-6
+    rates = [1 / (collection + e * epoch) for e in (1, 2, 4)]
+    assert bench.fit_breakdown([1, 2, 4], rates) == pytest.approx((collection, epoch))
+    # seconds per step 3, 5, 10 at 1, 2, 4 epochs: the line 0.5 + 2.357 x epochs
+    fitted = bench.fit_breakdown([1, 2, 4], [1 / 3, 1 / 5, 1 / 10])
+    assert fitted == pytest.approx((0.5, 33 / 14))
