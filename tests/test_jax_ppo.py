@@ -60,11 +60,13 @@ def test_a_seed_trains_the_same_whichever_seeds_train_beside_it() -> None:
 
 
 def test_reward_normalisation_keeps_running_moments() -> None:
+    from memtab_env.jax.ppo.algorithm import update_stats
+
     rng = np.random.default_rng(0)
     batches = [rng.normal(3.0, 2.0, size=n).astype(np.float32) for n in (5, 17, 64)]
     stats = jnp.array([0.0, 0.0, 1.0], jnp.float32)
     for b in batches:
-        stats = ppo._update_stats(stats, jnp.asarray(b))
+        stats = update_stats(stats, jnp.asarray(b))
     everything = np.concatenate(batches)
     assert float(stats[0]) == everything.size
     assert float(stats[1]) == pytest.approx(everything.mean(), rel=1e-5)

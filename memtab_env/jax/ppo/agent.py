@@ -1,0 +1,58 @@
+"""A trained JAX PPO policy (a checkpoint zip) as an agent of the AEC env."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from memtab_env.errors import InvalidOptionError
+from memtab_env.jax.ppo.checkpoints import load
+from memtab_env.jax.ppo.networks import make_view
+
+
+class JaxPPOAgent:
+    """A trained JAX PPO policy (a :func:`save` zip) as an agent (``reset``/``act`` on AEC
+    observation dicts), CPU inference, one game at a time. It sees an observation each
+    time it acts, as in training; ``deterministic`` plays the most likely legal flip."""
+
+    def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None,
+                 algo: str = "jax_ppo") -> None:
+        if algo != "jax_ppo":
+            raise InvalidOptionError(f"{path} is a JAX PPO checkpoint: algo must be 'jax_ppo', got {algo!r}")
+        with jax.default_device(jax.devices("cpu")[0]):
+            self.policy, self.config = load(path)
+        view = make_view(self.config)
+        self._shapes = ((view.obs_size,), (view.num_actions,))
+        self.deterministic = deterministic
+        self.name = f"jax-ppo:{Path(path).stem}"
+        self._step = eqx.filter_jit(type(self.policy).step)
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._h = self.policy.initial_state()
+        self._start = True
+        self._key = jax.random.key(0 if seed is None else seed)
+
+    def act(self, observation: Any) -> int:
+        obs = np.asarray(observation["observation"])
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if (obs.shape, mask.shape) != self._shapes:
+            raise InvalidOptionError(
+                f"{self.name} was trained on {self.config.env_id} with {self.config.env_options}: it "
+                f"takes an observation of shape {self._shapes[0]} and a mask of shape "
+                f"{self._shapes[1]}, got {obs.shape} and {mask.shape} (another game, number of "
+                "players or deck)")
+        if not mask.any():
+            raise ValueError("no legal flip: the action_mask is all zeros")
+        self._h, logits, _ = self._step(self.policy, self._h, jnp.asarray(obs),
+                                        jnp.bool_(self._start), jnp.asarray(mask))
+        self._start = False
+        if self.deterministic:
+            return int(jnp.argmax(logits))
+        self._key, sub = jax.random.split(self._key)
+        return int(jax.random.categorical(sub, logits))

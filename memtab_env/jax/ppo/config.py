@@ -1,0 +1,125 @@
+"""The JAX PPO's config: everything a run depends on, plain data (saved as JSON beside
+the weights of every checkpoint)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from memtab_env.errors import InvalidOptionError
+
+ENCODERS = ("set", "kinds", "flat")
+
+
+@dataclasses.dataclass(frozen=True)
+class PPOConfig:
+    """Everything a run depends on (plain data: saved as JSON beside the weights)."""
+
+    env_id: str = "MemTab-v0"
+    """the JAX env id (``MemTab-v0`` or ``Pelmanism-v0``)"""
+    env_options: dict[str, Any] = dataclasses.field(
+        default_factory=lambda: {"num_players": 2, "memory": "none"})
+    """options of ``memtab_env.jax.make_single_agent`` (game options, memory, reward)"""
+    opponents: str = "random"
+    """the built-in JAX opponents: ``random``, ``greedy``, or ``pool`` (self-play: frozen
+    snapshots of the learner, one drawn per seat and episode)"""
+    pool_size: int = 10
+    """``pool``: the most recent snapshots kept"""
+    snapshot_every: int = 10
+    """``pool``: updates between two snapshots (the first is the initial network)"""
+    learner_seat: int | str = "random"
+    """the learner's seat, or ``random`` (drawn each episode)"""
+    encoder: str = "set"
+    """``set``: position tokens, a memory per position (shared weights) and set layers
+    (equivariant logits); ``kinds``: ``set`` plus what the card kinds say (a kind each
+    position's memory believes, messages between positions of one kind, whose tableau
+    holds the kind), as the torch set policy of ``agents/set_policy.py``; ``flat``: one
+    memory over the whole observation"""
+    set_layers: int = 2
+    """set layers (``encoder: set``)"""
+    latch_init: bool = False
+    """``encoder: kinds`` with a ``GRU`` memory: start each position's memory as a latch
+    (:func:`latch_gru`): it writes when its position shows a card and keeps what it
+    wrote otherwise; every weight stays trainable"""
+    memory_model: str = "GRU"
+    """memax model name (``MLP`` = no memory)"""
+    memory_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """extra layer options for memax (e.g. ``{"window_size": 4}`` for ``Stack``)"""
+    recurrent_size: int = 32
+    """width of the memory model (per position with ``encoder: set``)"""
+    num_layers: int = 1
+    """memory layers"""
+    num_envs: int = 64
+    """games stepped together"""
+    num_steps: int = 32
+    """rollout length per update"""
+    total_timesteps: int = 1_000_000
+    """learner steps in all"""
+    learning_rate: float = 2.0e-3
+    anneal_lr: bool = True
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_coef: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    normalize_reward: bool = True
+    """divide rewards by a running standard deviation of the discounted return (as
+    gymnasium's ``NormalizeReward``), so one set of coefficients fits every reward scheme"""
+    update_epochs: int = 4
+    num_minibatches: int = 4
+    seed: int = 0
+    num_devices: int = 1
+    """devices the games are sharded over (``jax.sharding``: each device steps
+    ``num_envs / num_devices`` games, the weights are replicated and the gradients
+    averaged by XLA); 0: every device"""
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, self.total_timesteps // (self.num_envs * self.num_steps))
+
+    def check(self) -> PPOConfig:
+        """Raise :class:`InvalidOptionError` naming a bad field."""
+        for name in ("num_envs", "num_steps", "total_timesteps", "recurrent_size", "num_layers",
+                     "update_epochs", "num_minibatches", "pool_size", "snapshot_every"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidOptionError(f"{name} must be a positive integer, got {value!r}")
+        if self.encoder not in ENCODERS:
+            raise InvalidOptionError(f"encoder must be one of {list(ENCODERS)}, got {self.encoder!r}")
+        if isinstance(self.num_devices, bool) or not isinstance(self.num_devices, int) \
+                or self.num_devices < 0:
+            raise InvalidOptionError(f"num_devices must be 0 (every device) or a positive integer, "
+                                     f"got {self.num_devices!r}")
+        if not isinstance(self.latch_init, bool):
+            raise InvalidOptionError(f"latch_init must be true or false, got {self.latch_init!r}")
+        if self.latch_init and (self.encoder != "kinds" or self.memory_model != "GRU"):
+            raise InvalidOptionError(
+                f"latch_init needs encoder 'kinds' and memory_model 'GRU', got encoder "
+                f"{self.encoder!r} and memory_model {self.memory_model!r}")
+        if self.num_envs % self.num_minibatches:
+            raise InvalidOptionError(
+                f"num_envs ({self.num_envs}) must be a multiple of num_minibatches "
+                f"({self.num_minibatches}): minibatches split the games")
+        for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef",
+                     "max_grad_norm"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+                raise InvalidOptionError(f"{name} must be a finite number >= 0, got {value!r}")
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> PPOConfig:
+        if not isinstance(data, dict):
+            raise InvalidOptionError(f"a PPO config is a JSON object, got {type(data).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise InvalidOptionError(f"unknown PPO config field(s) {unknown}; fields: {sorted(names)}")
+        return cls(**data).check()
+
