@@ -437,8 +437,7 @@ def test_a_latch_memory_keeps_the_card_its_position_showed() -> None:
 
 
 def test_train_py_policies_name_the_jax_encoders() -> None:
-    from memtab_env.train.config import config_from_dict
-    from memtab_env.train.jax_run import ppo_config
+    from memtab_env.train.config import config_from_dict, ppo_config
 
     for policy, encoder in (("mlp", "flat"), ("set", "set"), ("kinds", "kinds")):
         cfg = config_from_dict({"env_id": "MemTab-v0", "algo": "jax_ppo", "policy": policy,

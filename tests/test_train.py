@@ -21,11 +21,10 @@ import numpy as np
 import pytest
 import yaml
 
+from memtab_env.train.command_line import build_parser, cli_overrides
 from memtab_env.train.config import (
     Config,
     ConfigError,
-    build_parser,
-    cli_overrides,
     config_from_dict,
     dump_yaml,
     field_docs,

@@ -1,6 +1,10 @@
 """The training config: :class:`Config` (a typed dataclass, one docstring per field),
 its validation, the YAML files (keyed by env id, rl-baselines3-zoo style; the shipped
-ones are package data, :func:`config_path`) and the command-line overrides.
+ones are package data, :func:`config_path`) and, for ``algo: jax_ppo``, the JAX PPO config
+a training config maps to (:func:`ppo_config`). The command line that overrides a file's
+fields is :mod:`memtab_env.train.command_line`; the JAX runner
+(:mod:`memtab_env.train.jax_run`) and the run manifest depend on this module, never the
+other way.
 
 A YAML value is checked against its field's annotation (:func:`config_from_dict`): an
 unknown key fails with the closest known one, a value of the wrong type fails with the
@@ -9,7 +13,6 @@ type it should have. Nothing here imports Stable-Baselines3.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import dataclasses
 import difflib
@@ -298,8 +301,6 @@ class Config:
             raise ConfigError("slot_memory needs algo recurrent_ppo, policy set and obs_mask true "
                               f"(got algo {self.algo!r}, policy {self.policy!r}, obs_mask {self.obs_mask})")
         if self.algo == "jax_ppo":
-            from memtab_env.train.jax_run import ppo_config
-
             ppo_config(self)  # the JAX PPO's own checks, named by field
         if self.policy == "kinds" and self.algo != "jax_ppo":
             raise ConfigError(f"policy 'kinds' works with algo jax_ppo only, got {self.algo!r}")
@@ -361,6 +362,57 @@ class Config:
     @property
     def selfplay(self) -> bool:
         return self.opponents.get(SELF, 0.0) > 0
+
+
+def ppo_config(cfg: Config) -> Any:
+    """The :class:`memtab_env.jax.ppo.PPOConfig` of a training config;
+    :class:`ConfigError` naming the field that the JAX PPO cannot take."""
+    from memtab_env.errors import InvalidOptionError
+    from memtab_env.jax import GAMES
+    from memtab_env.jax.ppo import PPOConfig
+    from memtab_env.jax.single_agent import OPPONENTS
+
+    # the JAX view's named opponents; its "pool" is the config's SELF
+    JAX_OPPONENTS = tuple(o for o in OPPONENTS if o != "pool")  # noqa: N806
+    if cfg.env_id not in GAMES:
+        raise ConfigError(f"algo jax_ppo trains {sorted(GAMES)} (the JAX backend's games), not {cfg.env_id}")
+    mix = {name: w for name, w in cfg.opponents.items() if w > 0}
+    if len(mix) != 1 or next(iter(mix)) not in (*JAX_OPPONENTS, SELF):
+        raise ConfigError(f"opponents: algo jax_ppo plays one built-in JAX opponent, one of "
+                          f"{[*JAX_OPPONENTS, SELF]} (e.g. {{random: 1.0}}; {SELF}: the pool of "
+                          f"frozen snapshots), got {cfg.opponents}")
+    opponent = "pool" if SELF in mix else next(iter(mix))
+    per_update = cfg.n_envs * cfg.n_steps
+    if cfg.batch_size > cfg.n_envs * cfg.n_steps or (cfg.n_envs * cfg.n_steps) % cfg.batch_size \
+            or cfg.n_envs % ((cfg.n_envs * cfg.n_steps) // cfg.batch_size):
+        raise ConfigError(
+            f"batch_size {cfg.batch_size}: algo jax_ppo splits a rollout of n_envs x n_steps = "
+            f"{cfg.n_envs} x {cfg.n_steps} by games, so n_envs * n_steps / batch_size must be a "
+            "whole number that divides n_envs")
+    fields = dict(
+        env_id=cfg.env_id,
+        env_options={"num_players": cfg.num_players, "memory": cfg.memory, "reward": cfg.reward,
+                     **cfg.env_options},
+        opponents=opponent, learner_seat=cfg.learner_seat,
+        pool_size=cfg.pool_size, snapshot_every=max(1, cfg.snapshot_every // per_update),
+        encoder={"mlp": "flat"}.get(cfg.policy, cfg.policy), set_layers=cfg.set_layers,
+        latch_init=cfg.latch_init,
+        memory_model=cfg.memory_model, memory_kwargs=dict(cfg.memory_kwargs),
+        recurrent_size=cfg.recurrent_size, num_envs=cfg.n_envs, num_steps=cfg.n_steps,
+        total_timesteps=cfg.total_timesteps, learning_rate=cfg.learning_rate,
+        anneal_lr=cfg.lr_schedule == "linear", gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
+        clip_coef=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm, update_epochs=cfg.n_epochs,
+        num_minibatches=(cfg.n_envs * cfg.n_steps) // cfg.batch_size, seed=cfg.seed,
+        num_devices=cfg.jax_devices)
+    try:
+        config = PPOConfig(**fields).check()
+        from memtab_env.jax.ppo import make_policy
+
+        make_policy(config)  # the game checks its options, memax its model name
+    except (InvalidOptionError, TypeError, ValueError) as exc:
+        raise ConfigError(f"algo jax_ppo: {exc}") from None
+    return config
 
 
 def _game_env_ids() -> set[str]:
@@ -437,7 +489,7 @@ def _coerce(name: str, value: Any, tp: Any, from_cli: bool) -> Any:
     raise ConfigError(f"{name} must be of type {tp.__name__}, got {value!r} ({type(value).__name__})")
 
 
-def _check_keys(keys: Sequence[str], where: str) -> None:
+def check_keys(keys: Sequence[str], where: str) -> None:
     names = [f.name for f in dataclasses.fields(Config)]
     for key in keys:
         if key not in names:
@@ -450,7 +502,7 @@ def config_from_dict(values: dict[str, Any], base: Config | None = None, where: 
                      from_cli: bool = False) -> Config:
     """A new :class:`Config`: ``base`` (or the defaults) updated with ``values``, each
     checked against its field's type."""
-    _check_keys(list(values), where)
+    check_keys(list(values), where)
     hints = get_type_hints(Config)
     cfg = dataclasses.replace(base) if base is not None else Config()
     for key, value in values.items():
@@ -544,47 +596,3 @@ def dump_yaml(cfg: Config, command: str) -> str:
     body = {k: v for k, v in dataclasses.asdict(cfg).items() if k != "env_id"}
     text = yaml.safe_dump({cfg.env_id: body}, sort_keys=False, default_flow_style=None)
     return f"# {command}\n{text}"
-
-
-def build_parser(prog: str | None = None, description: str | None = None) -> argparse.ArgumentParser:
-    """``--config``, ``--env``, ``--set KEY=VALUE``, ``--resume``, ``--evaluate``, ``--out``
-    and one ``--<field> VALUE`` option per :class:`Config` field (values are read as YAML)."""
-    parser = argparse.ArgumentParser(
-        prog=prog, description=description,
-        allow_abbrev=False,  # a misspelt option must fail, not match a prefix
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--config", help="YAML file keyed by env id, or the name of a shipped config "
-                        f"({', '.join(shipped_configs())})")
-    parser.add_argument("--env", help="env id to read from the config file")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a field (repeatable); VALUE is read as YAML")
-    parser.add_argument("--resume", nargs="?", const="latest", metavar="RUN_DIR",
-                        help="continue a run from its last checkpoint (default: the latest run)")
-    parser.add_argument("--evaluate", metavar="MODEL_ZIP",
-                        help="only evaluate a saved model (config from its folder or --config)")
-    parser.add_argument("--out", "--eval-out", dest="out", metavar="JSON",
-                        help="with --evaluate: where to write the JSON (default: next to a run's "
-                        "model.zip, else <runs_dir>/evaluations/<model>_eval.json)")
-    group = parser.add_argument_group("config fields (each overrides the file)")
-    docs = field_docs()
-    for f in dataclasses.fields(Config):
-        group.add_argument(f"--{f.name}", dest=f"field_{f.name}", metavar="VALUE",
-                           help=docs.get(f.name, ""))
-    return parser
-
-
-def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """Field overrides from ``--set KEY=VALUE`` and ``--<field> VALUE`` (YAML values)."""
-    out: dict[str, Any] = {}
-    for item in args.set:
-        key, sep, raw = item.partition("=")
-        if not sep:
-            raise ConfigError(f"--set expects KEY=VALUE, got {item!r}")
-        out[key.strip()] = yaml.safe_load(raw)
-    for f in dataclasses.fields(Config):
-        raw = getattr(args, f"field_{f.name}")
-        if raw is not None:
-            out[f.name] = yaml.safe_load(raw)
-    _check_keys(list(out), "the command line")
-    return out

@@ -15,59 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memtab_env.train.config import SELF, Config, ConfigError
+from memtab_env.train.config import Config, ConfigError, ppo_config
 from memtab_env.train.manifest import Manifest, write_atomic
-
-
-def ppo_config(cfg: Config) -> Any:
-    """The :class:`memtab_env.jax.ppo.PPOConfig` of a training config;
-    :class:`ConfigError` naming the field that the JAX PPO cannot take."""
-    from memtab_env.errors import InvalidOptionError
-    from memtab_env.jax import GAMES
-    from memtab_env.jax.ppo import PPOConfig
-    from memtab_env.jax.single_agent import OPPONENTS
-
-    # the JAX view's named opponents; its "pool" is the config's SELF
-    JAX_OPPONENTS = tuple(o for o in OPPONENTS if o != "pool")  # noqa: N806
-    if cfg.env_id not in GAMES:
-        raise ConfigError(f"algo jax_ppo trains {sorted(GAMES)} (the JAX backend's games), not {cfg.env_id}")
-    mix = {name: w for name, w in cfg.opponents.items() if w > 0}
-    if len(mix) != 1 or next(iter(mix)) not in (*JAX_OPPONENTS, SELF):
-        raise ConfigError(f"opponents: algo jax_ppo plays one built-in JAX opponent, one of "
-                          f"{[*JAX_OPPONENTS, SELF]} (e.g. {{random: 1.0}}; {SELF}: the pool of "
-                          f"frozen snapshots), got {cfg.opponents}")
-    opponent = "pool" if SELF in mix else next(iter(mix))
-    per_update = cfg.n_envs * cfg.n_steps
-    if cfg.batch_size > cfg.n_envs * cfg.n_steps or (cfg.n_envs * cfg.n_steps) % cfg.batch_size \
-            or cfg.n_envs % ((cfg.n_envs * cfg.n_steps) // cfg.batch_size):
-        raise ConfigError(
-            f"batch_size {cfg.batch_size}: algo jax_ppo splits a rollout of n_envs x n_steps = "
-            f"{cfg.n_envs} x {cfg.n_steps} by games, so n_envs * n_steps / batch_size must be a "
-            "whole number that divides n_envs")
-    fields = dict(
-        env_id=cfg.env_id,
-        env_options={"num_players": cfg.num_players, "memory": cfg.memory, "reward": cfg.reward,
-                     **cfg.env_options},
-        opponents=opponent, learner_seat=cfg.learner_seat,
-        pool_size=cfg.pool_size, snapshot_every=max(1, cfg.snapshot_every // per_update),
-        encoder={"mlp": "flat"}.get(cfg.policy, cfg.policy), set_layers=cfg.set_layers,
-        latch_init=cfg.latch_init,
-        memory_model=cfg.memory_model, memory_kwargs=dict(cfg.memory_kwargs),
-        recurrent_size=cfg.recurrent_size, num_envs=cfg.n_envs, num_steps=cfg.n_steps,
-        total_timesteps=cfg.total_timesteps, learning_rate=cfg.learning_rate,
-        anneal_lr=cfg.lr_schedule == "linear", gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
-        clip_coef=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
-        max_grad_norm=cfg.max_grad_norm, update_epochs=cfg.n_epochs,
-        num_minibatches=(cfg.n_envs * cfg.n_steps) // cfg.batch_size, seed=cfg.seed,
-        num_devices=cfg.jax_devices)
-    try:
-        config = PPOConfig(**fields).check()
-        from memtab_env.jax.ppo import make_policy
-
-        make_policy(config)  # the game checks its options, memax its model name
-    except (InvalidOptionError, TypeError, ValueError) as exc:
-        raise ConfigError(f"algo jax_ppo: {exc}") from None
-    return config
 
 
 def checkpoint_config(path: str | Path) -> Config:

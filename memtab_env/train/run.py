@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env.agents.model_data import is_jax_checkpoint
+from memtab_env.train.command_line import build_parser, cli_overrides
 from memtab_env.train.config import (
     Config,
     ConfigError,
-    build_parser,
-    cli_overrides,
     config_from_dict,
     dump_yaml,
     load_yaml,
