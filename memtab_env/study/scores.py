@@ -1,0 +1,57 @@
+"""The study's normalised scores: 0 = uniformly random play, 1 = a fixed strong
+reference (``solo-turns``: the exact optimum of solo Pelmanism; ``benchmark``: the
+benchmark track's strongest agent, from its committed results)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memtab_env.study.grid import StudyError
+
+
+def solo_turns_bounds(options: dict[str, Any]) -> tuple[float, float]:
+    """``(E_random, E_opt)``: the expected turns of uniformly random and of optimal
+    solo Pelmanism play for the deck of ``options`` (pairs decks)."""
+    from memtab_env.games.pelmanism.rules import parse_deck
+    from memtab_env.games.pelmanism.values import (
+        solo_optimal_expected_turns,
+        solo_random_expected_turns,
+    )
+
+    deck = parse_deck(options.get("deck", "standard"))
+    if deck.num_cards != 2 * deck.num_pairs or deck.num_kinds != deck.num_pairs:
+        raise StudyError(f"score solo-turns needs a deck of pairs (pairs:N), got {deck.spec!r}")
+    n = deck.num_pairs
+    return float(solo_random_expected_turns(n)), float(solo_optimal_expected_turns(n, exact=False))
+
+
+def normalised_turns(turns: float, options: dict[str, Any]) -> float:
+    random, optimum = solo_turns_bounds(options)
+    return (random - turns) / (random - optimum)
+
+
+def benchmark_anchors(track_id: str, results_dir: str | Path) -> tuple[tuple[float, float], list[str]]:
+    """``((low, high), opponents)`` for scoring a policy on the benchmark track
+    ``track_id`` against the reference opponents that the JAX view plays (``random``,
+    ``greedy``): the mean win rate over those opponents of ``random`` (low) and of the
+    track's strongest agent (high), read from their committed result files
+    (``results/<track>/random.json`` and ``<strongest>.json``, the files the track's own
+    anchors come from), checked as every result is."""
+    from memtab_env.benchmark.results import ResultError, load_result
+    from memtab_env.benchmark.tracks import TRACKS
+
+    track = TRACKS[track_id]
+    opponents = [o for o in track.opponents if o in ("random", "greedy")]
+    anchors = []
+    for agent in ("random", track.strongest):
+        path = Path(results_dir) / track_id / f"{agent}.json"
+        try:
+            result = load_result(path)
+        except (OSError, ResultError) as exc:
+            raise StudyError(f"the anchors of {track_id} come from {path}: {exc}") from None
+        runs = result["runs"]
+        anchors.append(sum(run["opponents"][o]["win_rate"] for run in runs for o in opponents)
+                       / (len(runs) * len(opponents)))
+    return (anchors[0], anchors[1]), opponents
+
