@@ -22,6 +22,7 @@ JSON library in the dependency set offers depth, number and duplicate-key limits
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -125,6 +126,15 @@ def read_bytes(path: str | os.PathLike[str], error: type[MemTabError], limit: in
     return data
 
 
+def sha256(path: str | os.PathLike[str], error: type[MemTabError]) -> str:
+    """SHA-256 (hex) of the regular file ``path``, read in blocks (no size limit)."""
+    h = hashlib.sha256()
+    with open_regular(path, error, 1 << 40) as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def decode(data: bytes, source: str, error: type[MemTabError], line: int | None = None) -> str:
     """``data`` as UTF-8, or ``error`` naming the line of the first bad byte."""
     try:
@@ -217,6 +227,15 @@ def load_json(path: str | os.PathLike[str], error: type[MemTabError], limit: int
     return loads_json(decode(read_bytes(path, error, limit), source, error), source, error)
 
 
+def _past_value(text: str, idx: int) -> int:
+    """The index after the JSON value at ``idx`` of ``text`` and the comma that follows it."""
+    _, idx = _DECODER.raw_decode(text, idx)
+    idx = _WS.match(text, idx).end()
+    if text[idx] == ",":
+        idx = _WS.match(text, idx + 1).end()
+    return idx
+
+
 def line_of(text: str, field: Field) -> int | None:
     """The line where ``field`` (keys and indices) starts in the JSON ``text``, or the
     line of its deepest parent that exists; None if ``text`` is not JSON."""
@@ -231,10 +250,7 @@ def line_of(text: str, field: Field) -> int | None:
                     idx = _WS.match(text, _WS.match(text, idx).end() + 1).end()  # past ':'
                     if key == part:
                         break
-                    _, idx = _DECODER.raw_decode(text, idx)
-                    idx = _WS.match(text, idx).end()
-                    if text[idx] == ",":
-                        idx = _WS.match(text, idx + 1).end()
+                    idx = _past_value(text, idx)
                 else:
                     break
             elif ch == "[" and isinstance(part, int):
@@ -242,10 +258,7 @@ def line_of(text: str, field: Field) -> int | None:
                 for _ in range(part):
                     if text[idx] == "]":
                         break
-                    _, idx = _DECODER.raw_decode(text, idx)
-                    idx = _WS.match(text, idx).end()
-                    if text[idx] == ",":
-                        idx = _WS.match(text, idx + 1).end()
+                    idx = _past_value(text, idx)
             else:
                 break
         return text.count("\n", 0, idx) + 1

@@ -2,7 +2,8 @@
 
 from memtab_env.rl_zoo import ENV_IDS, env_kwargs
 
-_common = {
+#: the PPO family's numbers (``ppo_lstm`` starts from them)
+COMMON = {
     "policy": "MlpPolicy",
     "n_envs": 8,
     "n_timesteps": 1_000_000,
@@ -16,4 +17,4 @@ _common = {
     "policy_kwargs": {"net_arch": [256, 256]},
 }
 
-hyperparams = {env_id: {**_common, "env_kwargs": env_kwargs()} for env_id in ENV_IDS}
+hyperparams = {env_id: {**COMMON, "env_kwargs": env_kwargs()} for env_id in ENV_IDS}

@@ -13,7 +13,6 @@ unlisted files of those names at the start of a run or a resume.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -37,11 +36,7 @@ _HEX = re.compile(r"[0-9a-f]{64}")
 
 def sha256(path: Path) -> str:
     """SHA-256 (hex) of the regular file ``path``."""
-    h = hashlib.sha256()
-    with untrusted.open_regular(path, ConfigError, 1 << 40) as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return untrusted.sha256(path, ConfigError)
 
 
 def tmp_path(path: Path) -> Path:
