@@ -11,6 +11,7 @@ Subcommands:
 - ``memtab train``: train and evaluate a policy (:mod:`memtab_env.train`; the ``train``
   extra); ``memtab train --config quick`` runs a shipped config.
 - ``memtab study``: the memory study (:mod:`memtab_env.study`; the ``study`` extra).
+- ``memtab site``: the static benchmark site, built from ``results/`` (:mod:`memtab_env.site`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ EXTERNAL = {
     "leaderboard": "memtab_env.benchmark.cli:leaderboard_main",
     "train": "memtab_env.train.run:train_main",
     "study": "memtab_env.study.run:study_main",
+    "site": "memtab_env.site.build:site_main",
 }
 
 

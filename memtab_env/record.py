@@ -154,7 +154,9 @@ def check_record(record: Any) -> dict[str, Any]:
     return record
 
 
-def _engine_for(record: dict[str, Any], root: Path | None = None, base: Path | None = None) -> Any:
+def engine_for(record: dict[str, Any], root: Path | None = None, base: Path | None = None) -> Any:
+    """The engine of a checked record (:func:`check_record`): its game at its env version,
+    with its options (a board file only inside ``root``); :class:`RecordError` otherwise."""
     spec = game_spec(record["game"])
     if record["env_id"] != spec.env_id:
         raise RecordError(
@@ -190,7 +192,7 @@ def replay(record: dict[str, Any], root: str | os.PathLike[str] | None = None,
     """
     check_record(record)
     try:
-        game = _engine_for(record, None if root is None else Path(root),
+        game = engine_for(record, None if root is None else Path(root),
                            None if base is None else Path(base))
         state = game.from_layout(record["layout"])
     except MemTabError as exc:

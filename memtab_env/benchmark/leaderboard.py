@@ -236,27 +236,39 @@ def _num(x: float | None, digits: int = 2) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
-def _norm(result: dict[str, Any]) -> tuple[float | None, str]:
-    """Sort key and cell of the normalised score: one run: score [CI from the win rate];
-    several: IQM [stratified bootstrap CI]."""
+def normalised_figure(result: dict[str, Any]) -> tuple[float | None, list[float] | None, bool]:
+    """The normalised score of an accepted result as ``(value, [lo, hi], is_iqm)``: one
+    run: its score and the interval from its win rate; several: the IQM over runs and its
+    stratified bootstrap interval; ``(None, None, False)`` before the track's anchors."""
     s = result["summary"]
     if len(result["runs"]) >= 2 and s.get("normalised_iqm") is not None:
-        lo, hi = s["normalised_iqm_ci"]
-        return s["normalised_iqm"], f"{s['normalised_iqm']:.2f} [{lo:.2f}, {hi:.2f}] (IQM)"
+        return s["normalised_iqm"], list(s["normalised_iqm_ci"]), True
     run = result["runs"][0]
     if run["normalised_score"] is None:
+        return None, None, False
+    return run["normalised_score"], list(run["normalised_ci"]), False
+
+
+def _norm(result: dict[str, Any]) -> tuple[float | None, str]:
+    """Sort key and cell of the normalised score (:func:`normalised_figure`)."""
+    value, ci, is_iqm = normalised_figure(result)
+    if value is None or ci is None:
         return None, "–"
-    lo, hi = run["normalised_ci"]
-    return run["normalised_score"], f"{run['normalised_score']:.2f} [{lo:.2f}, {hi:.2f}]"
+    return value, f"{value:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]" + (" (IQM)" if is_iqm else "")
 
 
-def _mean_figures(runs: Sequence[dict[str, Any]], key: str | None) -> dict[str, Any]:
+def mean_figures(runs: Sequence[dict[str, Any]], key: str | None) -> dict[str, Any]:
     """Figures of a single run, or the mean win rate of several runs (no interval: the
     IQM of the normalised score carries the interval over runs)."""
     figs = [r["overall"] if key is None else r["opponents"][key] for r in runs]
     if len(figs) == 1:
         return figs[0]
     return {"win_rate": sum(f["win_rate"] for f in figs) / len(figs), "win_rate_ci": None}
+
+
+def mean_score_diff(result: dict[str, Any]) -> float:
+    """The score difference of a result: the mean over its runs of each run's overall one."""
+    return sum(run["overall"]["score_diff"] for run in result["runs"]) / len(result["runs"])
 
 
 def render(entries: Sequence[Entry], out_dir: Path,
@@ -300,15 +312,15 @@ def render(entries: Sequence[Entry], out_dir: Path,
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for rank, e in enumerate(rows, 1):
             r = e.result
-            diff = sum(run["overall"]["score_diff"] for run in r["runs"]) / len(r["runs"])
+            diff = mean_score_diff(r)
             try:
                 rel = e.path.resolve().relative_to(out_dir.resolve())
             except ValueError:
                 rel = e.path
             cells = [
                 str(rank), md_code(e.label), str(len(r["runs"])), str(len(r["seeds"])),
-                _rate(_mean_figures(r["runs"], None)),
-                *[_rate(_mean_figures(r["runs"], o)) for o in track.opponents],
+                _rate(mean_figures(r["runs"], None)),
+                *[_rate(mean_figures(r["runs"], o)) for o in track.opponents],
                 _norm(r)[1], f"{diff:+.2f}",
                 f"yes ({e.audited_games} games)" if e.audited_games else "no records",
                 f"[json]({urllib.parse.quote(rel.as_posix())})",
