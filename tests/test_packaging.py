@@ -59,7 +59,7 @@ def test_wheel_claims_only_memtab_env(wheel: Path) -> None:
     # the baselines, their shipped policies and the configs are inside the package
     for must in ("memtab_env/agents/__init__.py", "memtab_env/agents/policies/ppo_memtab.zip",
                  "memtab_env/configs/quick.yaml", "memtab_env/data/board_default.json",
-                 "memtab_env/site/static/viewer.html", "memtab_env/site/static/rules.js",
+                 "memtab_env/site/static/viewer.js", "memtab_env/site/static/rules.js",
                  "memtab_env/site/static/site.css"):
         assert must in names, must
 

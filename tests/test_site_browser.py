@@ -5,12 +5,9 @@ flip of games of each game type (:func:`memtab_env.site.board.viewer_frames`).""
 
 from __future__ import annotations
 
-import functools
 import gzip
-import http.server
 import json
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
@@ -25,7 +22,7 @@ from memtab_env import cli  # noqa: E402
 from memtab_env.record import read_records  # noqa: E402
 from memtab_env.site import build_site  # noqa: E402
 from memtab_env.site.board import viewer_frames  # noqa: E402
-from memtab_env.site.browser import open_browser  # noqa: E402
+from memtab_env.site.browser import open_browser, serve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: records the tests make with `memtab simulate`: (file, game, agents, memory, games)
@@ -49,17 +46,8 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(site):
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(Quiet, directory=str(site[0]))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(site[0]) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +93,7 @@ def test_tables_sort_by_a_clicked_column(site, page):
 def test_agent_page_shows_config_evaluation_and_every_track(site, page):
     out, report = site
     page.goto((out / "agent.html").as_uri() + "?agent=ppo-memtab")
-    text = page.locator("main").inner_text()
+    text = page.locator("main").text_content()  # the config sits in a closed <details>
     assert "agents/policies/ppo_memtab.yaml" in text and "total_timesteps" in text
     assert "Shipped evaluation" in text
     tracks = {e.result["track"]["id"] for e in report.entries if e.label == "ppo-memtab"}

@@ -51,3 +51,25 @@ def open_browser(viewport: tuple[int, int] = (1200, 900)) -> Iterator[Any]:
             yield context
         finally:
             context.close()
+
+
+@contextlib.contextmanager
+def serve(folder: str | Path) -> Iterator[str]:
+    """Serve ``folder`` over http on 127.0.0.1 (a free port) while the block runs; yields
+    the base URL (as GitHub Pages would serve the site, records fetched by the viewer)."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

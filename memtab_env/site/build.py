@@ -20,6 +20,46 @@ from memtab_env.site.agents import describe_agent
 MARKER = ".memtab-site"
 #: the folders the builder owns inside the site (emptied on every build)
 OWNED = ("data", "records")
+#: the pages: file -> (title, the navigation entry it is, the scripts it runs in order)
+PAGES = {
+    "index.html": ("Leaderboard", "index.html", ("data/site.js", "common.js", "leaderboard.js")),
+    "agent.html": ("Agent", None, ("data/site.js", "common.js", "agent.js")),
+    "study.html": ("Memory study", "study.html", ("data/study.js", "common.js", "study.js")),
+    "viewer.html": ("Record viewer", "viewer.html",
+                    ("data/site.js", "data/boards.js", "common.js", "rules.js", "viewer.js")),
+}
+#: the header's navigation: (page, label)
+NAV = (("index.html", "Leaderboard"), ("study.html", "Memory study"), ("viewer.html", "Record viewer"))
+
+
+def page_html(name: str) -> str:
+    """The HTML of page ``name`` of :data:`PAGES`: one shell (header, navigation, an empty
+    ``main`` the page's script fills), the same for every page."""
+    title, current, scripts = PAGES[name]
+    here = ' aria-current="page"'
+    nav = "\n".join(f'    <a href="{href}"{here if href == current else ""}>{label}</a>'
+                    for href, label in NAV)
+    tags = "\n".join(f'<script src="{src}"></script>' for src in scripts)
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · memtab-env</title>
+<link rel="stylesheet" href="site.css">
+</head>
+<body>
+<header class="top">
+  <a class="brand" href="index.html">memtab-env</a>
+  <nav>
+{nav}
+  </nav>
+</header>
+<main id="main"><noscript>This page is drawn by JavaScript; please enable it.</noscript></main>
+{tags}
+</body>
+</html>
+"""
 
 
 class SiteError(ResultError):
@@ -53,7 +93,7 @@ def _track_data(track_id: str) -> dict[str, Any]:
 
 
 def _write_data(out: Path, name: str, variable: str, obj: Any) -> None:
-    """``data/NAME.json`` and ``data/NAME.js`` (``window.VARIABLE = ...``, for file://)."""
+    """``NAME.json`` and ``NAME.js`` (``window.VARIABLE = ...``, for file://) in ``out``'s data folder."""
     text = json.dumps(obj, indent=None, separators=(",", ":"), sort_keys=False, allow_nan=False)
     (out / "data" / f"{name}.json").write_text(text + "\n", encoding="utf-8")
     (out / "data" / f"{name}.js").write_text(f"window.{variable} = {text};\n", encoding="utf-8")
@@ -100,8 +140,10 @@ def build_site(results_dir: str | Path = "results", out: str | Path = "site") ->
     _prepare(out)
     static = resources.files("memtab_env.site") / "static"
     for item in static.iterdir():
-        if item.is_file() and item.name.rsplit(".", 1)[-1] in ("html", "css", "js"):
+        if item.is_file() and item.name.rsplit(".", 1)[-1] in ("css", "js"):
             (out / item.name).write_bytes(item.read_bytes())
+    for name in PAGES:
+        (out / name).write_text(page_html(name), encoding="utf-8")
     report = SiteReport(out, entries, refused)
 
     results, agents = [], {}

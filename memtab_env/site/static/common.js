@@ -15,6 +15,7 @@ function h(tag, attrs, ...children) {
 }
 
 function pct(x) { return (100 * x).toFixed(1); }
+function signed(x, d = 2) { return x === null || x === undefined ? "\u2013" : (x >= 0 ? "+" : "") + Number(x).toFixed(d); }
 function fixed(x, d = 2) { return x === null || x === undefined ? "\u2013" : Number(x).toFixed(d); }
 
 function rateCell(fig) {

@@ -30,7 +30,7 @@
       rateCell(r.win_rate),
       track.opponents.map((o) => rateCell(r.opponents[o])),
       normCell(r.normalised),
-      h("td", { class: "num", "data-sort": r.score_diff }, (r.score_diff >= 0 ? "+" : "") + r.score_diff.toFixed(2)),
+      h("td", { class: "num", "data-sort": r.score_diff }, signed(r.score_diff)),
       h("td", { class: "num" }, r.runs),
       h("td", { class: "num" }, r.deals),
       h("td", { "data-sort": r.games }, r.audited ? h("span", { class: "badge ok" }, `replayed ${r.games} games`)

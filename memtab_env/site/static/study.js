@@ -34,7 +34,7 @@
   }
 
   function panel(memory, mine, id) {
-    const W = 370, H = 280, L = 44, R = 12, T = 26, B = 40;
+    const W = 356, H = 280, L = 44, R = 12, T = 26, B = 40;
     const all = mine.flatMap((c) => [...c.steps, ...c.earlier.flatMap((e) => e.steps)]);
     const offset = (c) => c.earlier.reduce((acc, e) => acc + e.steps[e.steps.length - 1], 0);
     const xmax = Math.max(1, ...mine.map((c) => offset(c) + c.steps[c.steps.length - 1]), ...all);
