@@ -77,6 +77,7 @@ def test_pages_and_data_are_written(site):
     cell = study["cells"][0]
     assert len(cell["final"]) == len(cell["seeds"]) and len(cell["centre"]) == len(cell["steps"])
     assert all(lo <= c <= hi for lo, c, hi in zip(cell["lo"], cell["centre"], cell["hi"], strict=True))
+    assert study["across"] == {"tracks": ["memtab-2p-none"], "rows": []}  # one track: no table
 
 
 def test_a_refused_result_is_reported_not_listed(site):

@@ -119,6 +119,8 @@ def test_study_figures_render_one_curve_per_cell(site, page):
             for c in curves.all():
                 assert len(c.get_attribute("d")) > 10
         assert page.locator("#study-body tbody tr").count() == len(mine)
+    across = json.loads((out / "data" / "study.json").read_text())["across"]["rows"]
+    assert page.locator("#across tbody tr").count() == len(across) > 0
     # unticking an architecture removes its curves and rows
     track = cells[0]["track"]
     page.select_option("#track", track)

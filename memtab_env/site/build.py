@@ -190,7 +190,7 @@ def build_site(results_dir: str | Path = "results", out: str | Path = "site") ->
         study_runs = collect_runs(results_dir / "study")
     from memtab_env.site.study import study_data
 
-    study = study_data(study_runs) if study_runs else {"floor": -1.0, "cells": []}
+    study = study_data(study_runs)
     report.study_cells = len(study["cells"])
     _write_data(out, "study", "MEMTAB_STUDY", study)
     from memtab_env.boards import default_board

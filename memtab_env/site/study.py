@@ -1,7 +1,8 @@
 """The study page's data, from the memory study's run files (:func:`memtab_env.study.collect_runs`):
 per cell the final score of every seed, their IQM and interval
-(:func:`memtab_env.study.aggregate`), and the learning curve with its band
-(:func:`memtab_env.study.figures.curve_band`, as the PNG figures draw it)."""
+(:func:`memtab_env.study.tables.aggregate`), and the learning curve with its band
+(:func:`memtab_env.study.figures.curve_band`, as the PNG figures draw it); across tracks,
+the table of :func:`memtab_env.study.tables.across_tracks`."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ import numpy as np
 def study_data(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """JSON-ready cells of the study, in run-file order (see the module docstring)."""
     from memtab_env.benchmark.metrics import iqm
-    from memtab_env.study import aggregate
     from memtab_env.study.figures import FLOOR, curve_band, earlier_runs
+    from memtab_env.study.tables import across_tracks, aggregate
 
     cells = aggregate(runs)
     out = []
@@ -39,4 +40,5 @@ def study_data(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "earlier": earlier,
             "file": Path(run["_path"]).name if "_path" in run else None,
         })
-    return {"floor": FLOOR, "cells": out}
+    grid, across = across_tracks(runs)
+    return {"floor": FLOOR, "cells": out, "across": {"tracks": grid, "rows": across}}

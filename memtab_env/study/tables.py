@@ -1,5 +1,5 @@
 """The study's tables: per cell the IQM over seeds with its stratified-bootstrap interval
-(:func:`aggregate`), and the memory study section of ``LEADERBOARD.md``
+(:func:`aggregate`), across tracks (:func:`across_tracks`), and the memory study section of ``LEADERBOARD.md``
 (:func:`leaderboard_section`), recomputed from the run files."""
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
     """The memory study section of ``LEADERBOARD.md`` (Markdown lines; none without
     runs), recomputed from the run files: one table per track, cells ranked by IQM, and
     the architectures across tracks (IQM over seeds x tracks, strata: tracks)."""
-    from memtab_env.benchmark.metrics import stratified_bootstrap
-
     if not runs:
         return []
     cells = aggregate(runs)
@@ -54,7 +52,7 @@ def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
             lines.append(f"| {rank} | `{memory}` | {model} | {v['seeds']} | {v['iqm']:.2f} | "
                          f"[{v['lo']:.2f}, {v['hi']:.2f}] |")
         lines.append("")
-    grid = [t for t in tracks if not any(r.get("follow_up") for r in runs if r["track"] == t)]
+    grid, across = across_tracks(runs)
     if len(grid) > 1:
         lines += ["### Across tracks", "",
                   "Per memory model and architecture present on every track of the full grid "
@@ -62,16 +60,31 @@ def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
                   "stratified-bootstrap interval (strata: tracks).", "",
                   "| memory model | architecture | IQM normalised | 95% interval |",
                   "|---|---|---|---|"]
-        mine = [r for r in runs if r["track"] in grid]
-        pairs = sorted({(r["memory"], r["model"]) for r in mine})
-        rows = []
-        for memory, model in pairs:
-            strata = [[f["score"] for f in r["final"]] for r in mine
-                      if r["memory"] == memory and r["model"] == model]
-            if len(strata) == len(grid):
-                point, lo, hi = stratified_bootstrap(strata)
-                rows.append((-point, memory, model, lo, hi))
-        for neg, memory, model, lo, hi in sorted(rows):
-            lines.append(f"| `{memory}` | {model} | {-neg:.2f} | [{lo:.2f}, {hi:.2f}] |")
+        for row in across:
+            lines.append(f"| `{row['memory']}` | {row['model']} | {row['iqm']:.2f} | "
+                         f"[{row['lo']:.2f}, {row['hi']:.2f}] |")
         lines.append("")
     return lines
+
+
+def across_tracks(runs: Sequence[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The tracks of the full grid (follow-up tracks left out) and, when there are two or
+    more, per memory model and architecture present on every one of them, the IQM of the
+    final scores over seeds x tracks with its 95% stratified-bootstrap interval (strata:
+    tracks), best first: ``(tracks, [{memory, model, iqm, lo, hi}, ...])``."""
+    from memtab_env.benchmark.metrics import stratified_bootstrap
+
+    tracks = list(dict.fromkeys(r["track"] for r in runs))
+    grid = [t for t in tracks if not any(r.get("follow_up") for r in runs if r["track"] == t)]
+    if len(grid) < 2:
+        return grid, []
+    mine = [r for r in runs if r["track"] in grid]
+    rows = []
+    for memory, model in sorted({(r["memory"], r["model"]) for r in mine}):
+        strata = [[f["score"] for f in r["final"]] for r in mine
+                  if r["memory"] == memory and r["model"] == model]
+        if len(strata) == len(grid):
+            point, lo, hi = stratified_bootstrap(strata)
+            rows.append((-point, memory, model, lo, hi))
+    return grid, [{"memory": m, "model": a, "iqm": -neg, "lo": lo, "hi": hi}
+                  for neg, m, a, lo, hi in sorted(rows)]
