@@ -118,7 +118,7 @@ def test_study_figures_render_one_curve_per_cell(site, page):
             assert curves.count() == sum(c["memory"] == memory for c in mine)
             for c in curves.all():
                 assert len(c.get_attribute("d")) > 10
-        assert page.locator("#study-body tbody tr").count() == len(mine)
+        assert page.locator("#cells tbody tr").count() == len(mine)
     across = json.loads((out / "data" / "study.json").read_text())["across"]["rows"]
     assert page.locator("#across tbody tr").count() == len(across) > 0
     # unticking an architecture removes its curves and rows
@@ -128,7 +128,7 @@ def test_study_figures_render_one_curve_per_cell(site, page):
     page.locator(f'#models input[value="{model}"]').uncheck()
     assert page.locator(f'path.curve[data-model="{model}"]').count() == 0
     left = sum(c["track"] == track and c["model"] != model for c in cells)
-    assert page.locator("#study-body tbody tr").count() == left
+    assert page.locator("#cells tbody tr").count() == left
     assert "model=" in page.url
 
 

@@ -124,6 +124,7 @@
       h("td", { class: "num" }, c.seeds.length)));
     const t = table(["#", "memory model", "architecture", "IQM [95% interval]", "final score of every seed", "seeds"], rows,
       [true, false, false, true, false, true]);
+    t.id = "cells";
     makeSortable(t);
     body.append(h("div", { class: "scroll" }, t));
     const across = study.across || { tracks: [], rows: [] };
