@@ -39,10 +39,10 @@ def main() -> None:
                                    ("board.jsonl", "memory_board", "greedy,random")):
             cli.main(["simulate", "--game", game, "--agents", agents, "--games", "1", "--seed", "3",
                       "--records", str(site / "extra" / name)])
-        with serve(site) as url, open_browser(viewport=(1200, 900)) as ctx:
+        with serve(site) as url, open_browser(viewport=(1280, 900)) as ctx:
             page = ctx.new_page()
             for png, query, height, full in SHOTS:
-                page.set_viewport_size({"width": 1200, "height": height})
+                page.set_viewport_size({"width": 1280, "height": height})
                 page.goto(f"{url}/{query}")
                 page.wait_for_timeout(500)
                 page.screenshot(path=str(OUT / png), full_page=full)

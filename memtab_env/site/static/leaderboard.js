@@ -11,7 +11,9 @@
       ": its file was validated against its track and, where it ships game records, every game was replayed ",
       "through the rules engine and its figures recomputed. Win rates are percentages with 95% intervals ",
       "(clustered Wilson, by deal; a shared win counts 1/k). Normalised: 0 = random, 1 = the track's ",
-      "strongest reference agent. Click a column to sort; \u201cgames\u201d opens the recorded games in the viewer."));
+      "strongest reference agent. Audit: \u201creplayed\u201d where the result ships its records (all replayed), ",
+      "\u201cfigures checked\u201d where it does not (its figures checked against each other). Click a column to sort; ",
+      "\u201cgames\u201d opens the recorded games in the viewer."));
   for (const track of site.tracks) {
     const rows = site.results.filter((r) => r.track === track.id);
     const section = h("section", { id: track.id, "data-track": track.id });
@@ -21,8 +23,8 @@
         `(seeds ${track.seeds[0]} .. ${track.seeds[1]}), each once per seat rotation against ${track.opponents.join(", ")}.`));
     if (!rows.length) { section.append(h("p", {}, "No results yet.")); main.append(section); continue; }
     rows.sort((a, b) => (b.normalised.value ?? -Infinity) - (a.normalised.value ?? -Infinity) || b.win_rate.value - a.win_rate.value);
-    const head = ["#", "agent", "win rate", ...track.opponents.map((o) => `vs ${o}`), "normalised", "score diff", "runs",
-                  "deals", "audit", "games"];
+    const head = ["#", "agent", "win rate", ...track.opponents.map((o) => `vs ${o}`), "normalised", "score diff",
+                  "runs \u00d7 deals", "audit", "games"];
     const numeric = head.map((x) => !["agent", "audit", "games"].includes(x));
     const body = rows.map((r, i) => h("tr", { "data-label": r.label },
       h("td", { class: "num", "data-sort": i + 1 }, i + 1),
@@ -31,11 +33,12 @@
       track.opponents.map((o) => rateCell(r.opponents[o])),
       normCell(r.normalised),
       h("td", { class: "num", "data-sort": r.score_diff }, signed(r.score_diff)),
-      h("td", { class: "num" }, r.runs),
-      h("td", { class: "num" }, r.deals),
-      h("td", { "data-sort": r.games }, r.audited ? h("span", { class: "badge ok" }, `replayed ${r.games} games`)
+      h("td", { class: "num", "data-sort": r.runs * r.deals }, `${r.runs} \u00d7 ${r.deals}`),
+      h("td", { "data-sort": r.games }, r.audited
+        ? h("span", { class: "badge ok", title: `all ${r.games} recorded games replayed through the rules engine` }, "replayed")
         : h("span", { class: "badge plain", title: "no records shipped: figures checked, games not replayed" }, "figures checked")),
-      h("td", {}, r.records ? h("a", { href: viewerHref(r.records, 0) }, "games") : h("span", { class: "muted" }, "\u2013"))));
+      h("td", { class: "num", "data-sort": r.games }, r.records ? h("a", { href: viewerHref(r.records, 0) }, `${r.games} games`)
+        : h("span", { class: "muted" }, "\u2013"))));
     const t = table(head, body, numeric);
     makeSortable(t);
     section.append(h("div", { class: "scroll" }, t));
