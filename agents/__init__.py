@@ -36,7 +36,8 @@ memtab         rppo-memtab  the shipped policy for memory ``none``: ``rppo-memta
                             it remembers by itself (:mod:`memtab_env.agents.shipped`)
 memtab         gru-memtab   a stronger one, from the memory study: ``gru-memtab-none``
                             (extra ``[jax]``; :mod:`memtab_env.agents.shipped`)
-pelmanism      random, greedy, nomemory        (:mod:`memtab_env.agents.pelmanism_agents`),
+pelmanism      random, greedy, nomemory,       (:mod:`memtab_env.agents.pelmanism_agents`),
+               optimal (two players, pairs)
                ppo-pelmanism                   (:mod:`memtab_env.agents.shipped`)
 memory_board   random, greedy                  (:mod:`memtab_env.agents.memory_board_agents`)
 =============  ===========  ===========================================================
@@ -76,6 +77,7 @@ REGISTRY: dict[tuple[str, str], str] = {
     ("pelmanism", "random"): "memtab_env.agents.pelmanism_agents:PelmanismRandomAgent",
     ("pelmanism", "greedy"): "memtab_env.agents.pelmanism_agents:PelmanismGreedyAgent",
     ("pelmanism", "nomemory"): "memtab_env.agents.pelmanism_agents:PelmanismNoMemoryAgent",
+    ("pelmanism", "optimal"): "memtab_env.agents.pelmanism_agents:PelmanismOptimalAgent",
     ("pelmanism", "ppo-pelmanism"): "memtab_env.agents.shipped:PPOPelmanism",
     ("memory_board", "random"): "memtab_env.agents.memory_board_agents:MemoryBoardRandomAgent",
     ("memory_board", "greedy"): "memtab_env.agents.memory_board_agents:MemoryBoardGreedyAgent",

@@ -531,8 +531,6 @@ def _2p_win_value(n: int, k: int, lead: int) -> Fraction:
     return sorted((mine, _result(lead), 1 - theirs))[1]
 
 
-#: the largest deck whose win values are computed exactly by default in the tests and docs
-#: (every deck up to 26 pairs works; exact fractions take about a minute there)
 def two_player_optimal_win_value(n: int, k: int = 0, lead: int = 0, exact: bool = True) -> Number:
     """The mover's optimal expected result (win 1, draw 1/2, loss 0: the benchmark's win
     share) at the start of a turn from ``(n, k)`` (as :func:`two_player_optimal_value`)
@@ -545,3 +543,55 @@ def two_player_optimal_win_value(n: int, k: int = 0, lead: int = 0, exact: bool 
             f"lead must be an integer in [-{MAX_PAIRS_KINDS}, {MAX_PAIRS_KINDS}], got {lead!r}")
     value = _2p_win_value(n, k, lead)
     return value if exact else float(value)
+
+
+@cache
+def _2p_against_greedy(n: int, k: int, optimal_moves: bool) -> Fraction:
+    """Expected (optimal player's pairs - greedy player's pairs) still to come from
+    ``(n, k)``, with the optimal player (the plans of :func:`two_player_optimal_move`) or
+    the greedy one on turn."""
+    if n == 0:
+        return Fraction(0)
+    sign = 1 if optimal_moves else -1
+    u = 2 * n - k
+
+    def miss(n2: int, k2: int, pair: bool) -> Fraction:  # the other player moves next
+        after = _2p_against_greedy(n2, k2, not optimal_moves)
+        return after - sign if pair else after  # a known pair: the other takes it first
+
+    if optimal_moves:
+        move = two_player_optimal_move(n, k)
+        if move.passes:  # greedy never passes: it moves from the same position
+            return _2p_against_greedy(n, k, False)
+        first, second = move.first, move.second
+    else:
+        first, second = UNSEEN, UNSEEN
+    match = sign + _2p_against_greedy(n - 1, k - 1, optimal_moves) if k else Fraction(0)
+    new = Fraction(2 * (n - k), u)
+    if first == KNOWN:  # never optimal up to 26 pairs
+        value = Fraction(1, u) * match + Fraction(k - 1, u) * miss(n - 1, k - 1, True)
+        return value + (new * miss(n, k + 1, False) if n > k else 0)
+    value = Fraction(k, u) * match
+    if n > k:
+        if second == KNOWN:
+            value += new * miss(n, k + 1, False)
+        else:
+            rest = u - 1
+            after = Fraction(1, rest) * (sign + _2p_against_greedy(n - 1, k, optimal_moves))
+            after += Fraction(k, rest) * miss(n - 1, k, True)
+            if n - k >= 2:
+                after += Fraction(2 * (n - k - 1), rest) * miss(n, k + 2, False)
+            value += new * after
+    return value
+
+
+def two_player_optimal_against_greedy(n: int, exact: bool = True) -> tuple[Number, Number]:
+    """``(first, second)``: the optimal player's expected margin (its pairs minus the
+    greedy player's) in a game of ``pairs:n`` against the greedy player (the rule of
+    :class:`memtab_env.agents.pelmanism_agents.PelmanismGreedyAgent`), when it moves first
+    and when it moves second. Greedy never passes, so these games never stall. Optimal play
+    guarantees at least :func:`two_player_optimal_value` against any opponent: ``first >=
+    V(n, 0)`` and ``second >= -V(n, 0)``."""
+    _check_kinds(n, 2)
+    first, second = _2p_against_greedy(n, 0, True), _2p_against_greedy(n, 0, False)
+    return (first, second) if exact else (float(first), float(second))
