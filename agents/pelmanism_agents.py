@@ -62,7 +62,7 @@ second flip
     what the agent knew when it chose it (a first card it did not choose counts as new).
 
 Unlike greedy it flips a known card second where showing a second new card would help
-the opponent more than it helps itself (``n + k`` odd, in the middle of the game), and it
+the opponent more than it helps itself (mostly where ``n + k`` is even, below the passing positions), and it
 passes where every informative turn loses on average (``k = n - 1`` from 5 pairs on, and
 more positions near ``k = n`` for larger decks): against another optimal player such a
 position is a *stall* that lasts until a turn limit ends the game (the values count the
