@@ -246,6 +246,9 @@ def test_the_optimum_is_never_worse_than_greedy():
         if n >= 4:
             assert first + second > 0
     assert two_player_optimal_against_greedy(26, exact=False)[0] == pytest.approx(3.715, abs=1e-3)
+    # more than a pair per game over both seats from 8 pairs on, not before
+    gains = [sum(two_player_optimal_against_greedy(n)) / 2 for n in range(1, 27)]
+    assert all(g > 1 for g in gains[7:]) and all(g < 1 for g in gains[:7])
 
 
 def test_value_api_checks_its_arguments():
