@@ -200,6 +200,7 @@ class PelmanismGreedyAgent:
         own_memory: bool = True,
         seed: int | None = None,
     ) -> None:
+        self._check_game(deck, num_players)
         self.deck_option = deck
         self.players_option = num_players
         self.own_memory = bool(own_memory)
@@ -236,8 +237,14 @@ class PelmanismGreedyAgent:
                 f"the observation fits deck {deck!r} with {n} player(s), but this agent was "
                 f"given num_players={self.players_option}; pass the env's num_players="
             )
+        self._check_game(deck, n)
         self.encoder = PelmanismEncoder(Pelmanism(deck, n))
         return self.encoder
+
+    @staticmethod
+    def _check_game(deck: str | None, num_players: int | None) -> None:
+        """Raise :class:`InvalidOptionError` for a game this agent does not play (greedy
+        plays every one; ``deck`` and ``num_players`` may be ``None``: not given yet)."""
 
     def _knowledge(self, observation: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """``(kind, up, legal, views)`` of an observation: the kind of each position's card
@@ -281,11 +288,7 @@ def greedy_flip(kind: np.ndarray, up: np.ndarray, legal: np.ndarray) -> int:
     else:  # first flip: a card of a known pair
         counts = np.bincount(kind[known], minlength=max(int(kind.max()), 0) + 1)
         target = known & (counts[np.maximum(kind, 0)] >= 2)
-    for mask in (target, unknown, legal):
-        hits = np.flatnonzero(mask)
-        if hits.size:
-            return int(hits[0])
-    raise ValueError("no legal flip: the action_mask is all zeros")
+    return _lowest(target, unknown, legal)
 
 
 class PelmanismOptimalAgent(PelmanismGreedyAgent):
@@ -302,28 +305,21 @@ class PelmanismOptimalAgent(PelmanismGreedyAgent):
     when given, at the first observation when inferred).
     """
 
-    def __init__(
-        self,
-        deck: str | None = None,
-        num_players: int | None = None,
-        own_memory: bool = True,
-        seed: int | None = None,
-    ) -> None:
-        if deck is not None:
-            _check_optimal_game(parse_deck(deck).copies, deck, num_players or 2)
-        if num_players is not None and deck is None:
-            _check_optimal_game(2, "pairs:N", num_players)
-        super().__init__(deck, num_players, own_memory, seed)
-        self._first: tuple[int, str, int, int] | None = None  # (position, kind, n, k) chosen
+    #: the first flip this agent chose this turn: (position, "unseen" or "known", n, k)
+    _first: tuple[int, str, int, int] | None = None
+
+    @staticmethod
+    def _check_game(deck: str | None, num_players: int | None) -> None:
+        copies = 2 if deck is None else parse_deck(deck).copies
+        if copies != 2 or num_players not in (None, 2):
+            raise InvalidOptionError(
+                f"the optimal Pelmanism agent plays two players on a deck of pairs ('pairs:N', "
+                f"1 <= N <= {MAX_PAIRS_KINDS}, or 'colour'); got deck {deck or 'pairs:N'!r} with "
+                f"{num_players} player(s)")
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._first = None
-
-    def _encoder_for(self, obs_size: int, num_positions: int) -> PelmanismEncoder:
-        enc = super()._encoder_for(obs_size, num_positions)
-        _check_optimal_game(enc.game.deck.copies, enc.game.deck.spec, enc.game.num_players)
-        return enc
 
     def act(self, observation: Any) -> int:
         kind, up, legal, _ = self._knowledge(observation)
@@ -370,13 +366,6 @@ def _lowest(*masks: np.ndarray) -> int:
         if hits.size:
             return int(hits[0])
     raise ValueError("no legal flip: the action_mask is all zeros")
-
-
-def _check_optimal_game(copies: int, deck: str, num_players: int) -> None:
-    if copies != 2 or num_players != 2:
-        raise InvalidOptionError(
-            f"the optimal Pelmanism agent plays two players on a deck of pairs ('pairs:N', 1 <= N <= "
-            f"{MAX_PAIRS_KINDS}, or 'colour'); got deck {deck!r} with {num_players} player(s)")
 
 
 __all__ = [
