@@ -36,8 +36,9 @@ memtab         rppo-memtab  the shipped policy for memory ``none``: ``rppo-memta
                             it remembers by itself (:mod:`memtab_env.agents.shipped`)
 memtab         gru-memtab   a stronger one, from the memory study: ``gru-memtab-none``
                             (extra ``[jax]``; :mod:`memtab_env.agents.shipped`)
-pelmanism      random, greedy, nomemory,       (:mod:`memtab_env.agents.pelmanism_agents`),
-               optimal (two players, pairs)
+pelmanism      random, greedy, nomemory        (:mod:`memtab_env.agents.pelmanism_agents`),
+pelmanism      optimal      the exact two-player optimum, decks of pairs
+                            (:mod:`memtab_env.agents.pelmanism_agents`),
                ppo-pelmanism                   (:mod:`memtab_env.agents.shipped`)
 memory_board   random, greedy                  (:mod:`memtab_env.agents.memory_board_agents`)
 =============  ===========  ===========================================================
