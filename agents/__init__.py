@@ -37,6 +37,8 @@ memtab         rppo-memtab  the shipped policy for memory ``none``: ``rppo-memta
 memtab         gru-memtab   a stronger one, from the memory study: ``gru-memtab-none``
                             (extra ``[jax]``; :mod:`memtab_env.agents.shipped`)
 pelmanism      random, greedy, nomemory        (:mod:`memtab_env.agents.pelmanism_agents`),
+pelmanism      optimal      the exact two-player optimum, decks of pairs
+                            (:mod:`memtab_env.agents.pelmanism_agents`),
                ppo-pelmanism                   (:mod:`memtab_env.agents.shipped`)
 memory_board   random, greedy                  (:mod:`memtab_env.agents.memory_board_agents`)
 =============  ===========  ===========================================================
@@ -76,6 +78,7 @@ REGISTRY: dict[tuple[str, str], str] = {
     ("pelmanism", "random"): "memtab_env.agents.pelmanism_agents:PelmanismRandomAgent",
     ("pelmanism", "greedy"): "memtab_env.agents.pelmanism_agents:PelmanismGreedyAgent",
     ("pelmanism", "nomemory"): "memtab_env.agents.pelmanism_agents:PelmanismNoMemoryAgent",
+    ("pelmanism", "optimal"): "memtab_env.agents.pelmanism_agents:PelmanismOptimalAgent",
     ("pelmanism", "ppo-pelmanism"): "memtab_env.agents.shipped:PPOPelmanism",
     ("memory_board", "random"): "memtab_env.agents.memory_board_agents:MemoryBoardRandomAgent",
     ("memory_board", "greedy"): "memtab_env.agents.memory_board_agents:MemoryBoardGreedyAgent",

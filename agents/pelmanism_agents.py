@@ -1,4 +1,4 @@
-"""Pelmanism baselines: ``random``, ``greedy`` and ``nomemory``.
+"""Pelmanism baselines: ``random``, ``greedy``, ``nomemory`` and ``optimal``.
 
 Every agent follows the protocol of :mod:`agents`: ``reset(seed=None)`` at the start of a
 game and ``act(observation) -> int`` with the AEC observation dict of the acting player,
@@ -43,6 +43,31 @@ same every turn).
 
 Because the deal is a uniform permutation, which unknown card is flipped does not change
 the odds, so "lowest" costs nothing.
+
+The optimal two-player rule (``optimal``; decks of pairs, two players): the plans of
+:func:`memtab_env.games.pelmanism.values.two_player_optimal_move`, which maximise the
+expected margin when both players remember everything. From what it knows, ``n`` pairs
+on the table and ``k`` known singletons (kinds with one card known):
+
+first flip
+    a card of a known pair if there is one (the lowest); else the plan's first flip from
+    ``(n, k)``: the lowest unknown card, or the lowest known singleton (a known first
+    card is never optimal up to 26 pairs, but the rule follows the plan).
+second flip
+    the face-up card's known twin if there is one (a match); else the plan's second flip
+    after that first card (:func:`~memtab_env.games.pelmanism.values.two_player_optimal_second`,
+    from the ``(n, k)`` before the first flip): the lowest unknown card, or the lowest
+    known card of another kind (it shows the opponent nothing new; after a known first
+    card this is a *pass*). Whether the first card was known before it was flipped is
+    what the agent knew when it chose it (a first card it did not choose counts as new).
+
+Unlike greedy it flips a known card second where showing a second new card would help
+the opponent more than it helps itself (mostly where ``n + k`` is even, below the passing positions), and it
+passes where every informative turn loses on average (``k = n - 1`` from 5 pairs on, and
+more positions near ``k = n`` for larger decks): against another optimal player such a
+position is a *stall* that lasts until a turn limit ends the game (the values count the
+remaining pairs as never taken), which almost every game between two optimal players
+reaches (99.7% with 26 pairs). Its knowledge is that of greedy (own memory by default).
 """
 
 from __future__ import annotations
@@ -57,6 +82,13 @@ from memtab_env.games.pelmanism.rules import (
     MAX_PAIRS_KINDS,
     MAX_QUARTETS_KINDS,
     Pelmanism,
+    parse_deck,
+)
+from memtab_env.games.pelmanism.values import (
+    KNOWN,
+    UNSEEN,
+    two_player_optimal_move,
+    two_player_optimal_second,
 )
 
 _DOWN, _UP, _GONE = 0, 1, 2  # status one-hot columns
@@ -168,6 +200,7 @@ class PelmanismGreedyAgent:
         own_memory: bool = True,
         seed: int | None = None,
     ) -> None:
+        self._check_game(deck, num_players)
         self.deck_option = deck
         self.players_option = num_players
         self.own_memory = bool(own_memory)
@@ -204,10 +237,19 @@ class PelmanismGreedyAgent:
                 f"the observation fits deck {deck!r} with {n} player(s), but this agent was "
                 f"given num_players={self.players_option}; pass the env's num_players="
             )
+        self._check_game(deck, n)
         self.encoder = PelmanismEncoder(Pelmanism(deck, n))
         return self.encoder
 
-    def act(self, observation: Any) -> int:
+    @staticmethod
+    def _check_game(deck: str | None, num_players: int | None) -> None:
+        """Raise :class:`InvalidOptionError` for a game this agent does not play (greedy
+        plays every one; ``deck`` and ``num_players`` may be ``None``: not given yet)."""
+
+    def _knowledge(self, observation: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """``(kind, up, legal, views)`` of an observation: the kind of each position's card
+        as this player knows it (-1 unknown; own memory included), the face-up mask, the
+        legal flips and the encoder's views."""
         legal = _mask(observation)
         if not legal.any():
             raise ValueError("no legal flip: the action_mask is all zeros")
@@ -222,7 +264,11 @@ class PelmanismGreedyAgent:
             self._seen = np.where(kind >= 0, kind, self._seen)
             self._seen[status[:, _GONE] == 1] = -1  # taken cards are never flipped again
             kind = np.where(status[:, _DOWN] == 1, self._seen, kind)
-        return greedy_flip(kind, status[:, _UP] == 1, legal)
+        return kind, status[:, _UP] == 1, legal, views
+
+    def act(self, observation: Any) -> int:
+        kind, up, legal, _ = self._knowledge(observation)
+        return greedy_flip(kind, up, legal)
 
 
 def greedy_flip(kind: np.ndarray, up: np.ndarray, legal: np.ndarray) -> int:
@@ -242,7 +288,80 @@ def greedy_flip(kind: np.ndarray, up: np.ndarray, legal: np.ndarray) -> int:
     else:  # first flip: a card of a known pair
         counts = np.bincount(kind[known], minlength=max(int(kind.max()), 0) + 1)
         target = known & (counts[np.maximum(kind, 0)] >= 2)
-    for mask in (target, unknown, legal):
+    return _lowest(target, unknown, legal)
+
+
+class PelmanismOptimalAgent(PelmanismGreedyAgent):
+    """The optimal two-player player of decks of pairs (the rule of the module docstring).
+
+    Args:
+        deck: the env's deck, a deck of pairs (``"pairs:N"``, or ``"colour"``, which is
+            played as ``"pairs:26"``); ``None`` infers it from the first observation.
+        num_players: 2 (or ``None``: inferred, and then checked to be 2).
+        own_memory: as :class:`PelmanismGreedyAgent`.
+        seed: unused (the agent is deterministic).
+
+    Raises :class:`InvalidOptionError` for another deck or player count (at construction
+    when given, at the first observation when inferred).
+    """
+
+    #: the first flip this agent chose this turn: (position, "unseen" or "known", n, k)
+    _first: tuple[int, str, int, int] | None = None
+
+    @staticmethod
+    def _check_game(deck: str | None, num_players: int | None) -> None:
+        copies = 2 if deck is None else parse_deck(deck).copies
+        if copies != 2 or num_players not in (None, 2):
+            raise InvalidOptionError(
+                f"the optimal Pelmanism agent plays two players on a deck of pairs ('pairs:N', "
+                f"1 <= N <= {MAX_PAIRS_KINDS}, or 'colour'); got deck {deck or 'pairs:N'!r} with "
+                f"{num_players} player(s)")
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._first = None
+
+    def act(self, observation: Any) -> int:
+        kind, up, legal, _ = self._knowledge(observation)
+        known = legal & (kind >= 0)
+        unknown = legal & (kind < 0)
+        counts = np.bincount(kind[known], minlength=max(int(kind.max()), 0) + 1)
+        face_up = np.flatnonzero(up)
+        if face_up.size == 0:
+            pair = known & (counts[np.maximum(kind, 0)] >= 2)
+            n, k = int(legal.sum()) // 2, int((counts == 1).sum())
+            if pair.any() or not unknown.any():
+                return _lowest(pair, known, legal)
+            first = two_player_optimal_move(n, k).first if k < n else UNSEEN
+            single = known & (counts[np.maximum(kind, 0)] == 1)
+            pos = _lowest(single if first == KNOWN else unknown, unknown, legal)
+            self._first = (pos, KNOWN if kind[pos] >= 0 else UNSEEN, n, k)
+            return pos
+        f = int(face_up[0])
+        twin = known & (kind == kind[f])
+        if twin.any():
+            return _lowest(twin)
+        if self._first is not None and self._first[0] == f:
+            _, first, n, k = self._first
+        else:  # a first card this agent did not choose: new to it
+            first, n, k = UNSEEN, (int(legal.sum()) + 1) // 2, int((counts == 1).sum())
+        second = _second(n, k, first)
+        other = known & (kind != kind[f])
+        return _lowest(other if second == KNOWN else unknown, unknown, legal)
+
+
+def _second(n: int, k: int, first: str) -> str:
+    """The plan's second flip, or ``"unseen"`` where the plan has none (the agent's
+    knowledge is not what the plan assumed: a first card thought known turned out not to
+    be, or no known card to pass with)."""
+    if n == k or (first == KNOWN and k == 0) or n == 0:
+        return UNSEEN
+    return two_player_optimal_second(n, k, first)
+
+
+def _lowest(*masks: np.ndarray) -> int:
+    """The lowest position of the first non-empty mask."""
+    for mask in masks:
         hits = np.flatnonzero(mask)
         if hits.size:
             return int(hits[0])
@@ -251,6 +370,7 @@ def greedy_flip(kind: np.ndarray, up: np.ndarray, legal: np.ndarray) -> int:
 
 __all__ = [
     "PelmanismGreedyAgent",
+    "PelmanismOptimalAgent",
     "PelmanismNoMemoryAgent",
     "PelmanismRandomAgent",
     "candidate_decks",

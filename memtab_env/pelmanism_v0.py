@@ -8,7 +8,9 @@ pair, one point) and plays again; otherwise both go back face down in place and 
 seat plays. Every player watches every flip, and what an observation still shows of
 earlier flips is set by the memory model. With perfect memory the game is a known
 benchmark: its expected values are computed exactly in
-:mod:`memtab_env.games.pelmanism.values`.
+:mod:`memtab_env.games.pelmanism.values` (solo, and the optimum of two players on decks of
+pairs, which ``agents.make("optimal", game="pelmanism")`` plays), tabulated in
+``docs/pelmanism_values.md``.
 
 Rules
 -----

@@ -60,7 +60,7 @@ def test_registry_lists_the_memtab_agents() -> None:
     names = agents.available("memtab")
     for name in ("random", "greedy", "expert", "search", "sb3", "human"):
         assert name in names
-    assert agents.available("pelmanism") == ["greedy", "nomemory", "ppo-pelmanism", "random"]
+    assert agents.available("pelmanism") == ["greedy", "nomemory", "optimal", "ppo-pelmanism", "random"]
     assert agents.available("memory_board") == ["greedy", "random"]
 
 

@@ -44,6 +44,15 @@ def test_readme_python_examples_run():
         exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - our own docs
 
 
+def test_pelmanism_values_page_is_generated_from_the_values():
+    spec = importlib.util.spec_from_file_location("build_values_tables", ROOT / "docs/build_values_tables.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = (ROOT / "docs" / "pelmanism_values.md").read_text()
+    assert mod.render() == text, "stale values page: run python docs/build_values_tables.py"
+    assert "| 26 | -0.00970 | 0.49957 | 0.9973 |" in text  # the optimum with 26 pairs
+
+
 def test_readme_configs_table_is_generated_from_the_eval_files():
     spec = importlib.util.spec_from_file_location("build_readme_table", ROOT / "docs/build_readme_table.py")
     mod = importlib.util.module_from_spec(spec)

@@ -29,9 +29,17 @@ def test_the_shipped_study_config_is_the_protocol_the_issue_asks_for() -> None:
         {"LRU", "S6"} & {m["memory_model"] for m in s.models.values()})
     assert set(s.memories) == {"none", "window:4"} and s.reference == {"model": "MLP", "memory": "perfect"}
     grid = [t for t, track in s.tracks.items() if not track.follow_up]
-    assert set(grid) == {"pelmanism-solo-none", "memtab-2p-none"}
+    assert set(grid) == {"pelmanism-solo-none", "memtab-2p-none", "pelmanism-2p-none"}
     cells = s.cells(tracks=grid)
-    assert len(cells) == 2 * (2 * len(s.models) + 1)
+    assert len(cells) == 3 * (2 * len(s.models) + 1)
+    # the two-player Pelmanism track plays the deck and options of the benchmark track it
+    # is scored on (its 1 is the exact optimum), less the memory model
+    from memtab_env.benchmark.tracks import TRACKS
+
+    pel = s.tracks["pelmanism-2p-none"]
+    bench = TRACKS[pel.scored_on]
+    assert bench.strongest == "optimal" and {"random", "greedy"} <= set(bench.opponents)
+    assert pel.options == {k: v for k, v in bench.options.items() if k != "memory"}
     assert ("memtab-2p-none", "perfect", "MLP") in cells
     assert len(s.cells(tracks=["memtab-2p-none"], models=["GRU"])) == 2
 

@@ -181,6 +181,20 @@ TRACKS: dict[str, Track] = {
             description="Pelmanism, 52-card standard deck, 2 players, perfect memory",
         ),
         Track(
+            id="pelmanism-pairs-2p",
+            version=1,
+            game="pelmanism",
+            # pairs, so that the exact two-player optimum plays; the max_turns house rule
+            # ends a game where both players pass for ever (two optimal players, nearly
+            # always) scored as it stands, as the optimum's values count it
+            options={"num_players": 2, "memory": "perfect", "deck": "pairs:12", "max_turns": 300},
+            opponents=("random", "greedy", "optimal"),
+            deals=200,
+            strongest="optimal",
+            anchors={"random": 0.16708333333333336, "optimal": 0.7141666666666666},
+            description="Pelmanism, 12 pairs, 2 players, perfect memory, 1 = the exact optimum",
+        ),
+        Track(
             id="board-2p",
             version=1,
             game="memory_board",
