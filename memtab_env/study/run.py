@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -208,26 +207,9 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
 def platform_info() -> dict[str, Any]:
     """What trained a run: library versions, CPU and JAX devices. Training is bit-identical
     only on the same platform; elsewhere floating-point differences grow over updates."""
-    import importlib.metadata
-    import platform
+    from memtab_env.platform_info import platform_info as info
 
-    import jax
-
-    versions = {}
-    for name in ("memtab-env", "jax", "jaxlib", "memax", "equinox", "optax", "numpy"):
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
-    except OSError:
-        pass
-    devices = jax.devices()
-    return {"python": platform.python_version(), "versions": versions, "cpu": cpu,
-            "cpu_count": os.cpu_count(), "devices": f"{len(devices)} x {devices[0].device_kind}"}
+    return info(("memtab-env", "jax", "jaxlib", "memax", "equinox", "optax", "numpy"))
 
 
 def _iqm(xs: Sequence[float]) -> float:
