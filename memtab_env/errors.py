@@ -23,6 +23,15 @@ class InvalidOptionError(MemTabError, ValueError):
     """An unknown option, or an option value outside what is allowed."""
 
 
+class DeprecatedEnvError(InvalidOptionError):
+    """An older version of an env id: its streams changed, so it is retired (as
+    ``gymnasium.error.DeprecatedEnv``); the message names the current id and what changed."""
+
+
+class VersionNotFoundError(InvalidOptionError):
+    """A version of an env id that never existed (as ``gymnasium.error.VersionNotFound``)."""
+
+
 class NotResetError(MemTabError, RuntimeError):
     """An env was stepped or observed before its first ``reset()``."""
 

@@ -6,15 +6,27 @@ batched engine, the vector env, the SB3 VecEnv and the JAX rules (each game's pa
 in its folder under :mod:`memtab_env.games`), and the ids it is registered under with
 Gymnasium (``MemTab-v0``) and PettingZoo (``memtab/MemTab-v0``). Shared code reads a
 game's row; it never branches on a game's name.
+
+Versions (``docs/versioning.md``): an env id ends in its version (``-v0``). Any change that
+alters what the env produces for the same seeds and actions (rules, observations, masks,
+rewards, memory models, built-in opponents, seed derivations; the golden trajectories of
+``tests/golden/`` catch it) bumps the version. The old id is retired, not kept: its
+version goes into the row's ``retired`` with what changed, and asking for it raises
+:class:`~memtab_env.errors.DeprecatedEnvError` naming the current id, as Gymnasium's
+registry raises ``DeprecatedEnv`` (which ``gymnasium.make`` of the old id raises by
+itself once the new one is registered); a version above the current one raises
+:class:`~memtab_env.errors.VersionNotFoundError`.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from memtab_env.errors import InvalidOptionError
+from memtab_env.errors import DeprecatedEnvError, InvalidOptionError, VersionNotFoundError
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,8 @@ class GameSpec:
             trains on), or None.
         jax_rules: ``"module:Class"`` of the game's JAX rules (:mod:`memtab_env.jax`), or
             None when the game has no JAX backend.
+        retired: earlier versions of ``env_id`` -> what changed in the version after it
+            (the module docstring; ``docs/versioning.md``).
     """
 
     name: str
@@ -52,10 +66,20 @@ class GameSpec:
     batched_engine: str | None = None
     sb3_vec_env: str | None = None
     jax_rules: str | None = None
+    retired: Mapping[int, str] = field(default_factory=dict)
 
     @property
     def pettingzoo_id(self) -> str:
         return f"memtab/{self.env_id}"
+
+    @property
+    def base_name(self) -> str:
+        """The id without its version (``MemTab``)."""
+        return split_env_id(self.env_id)[0]
+
+    @property
+    def version(self) -> int:
+        return int(split_env_id(self.env_id)[1])
 
 
 def load(path: str) -> Any:
@@ -120,10 +144,44 @@ def make_encoder(name_or_id: str, **options: Any) -> Any:
     return load(spec.encoder)(engine)
 
 
+_VERSIONED = re.compile(r"^(?:memtab/)?(?P<name>[A-Za-z][A-Za-z0-9_]*)-v(?P<version>\d+)$")
+
+
+def split_env_id(env_id: str) -> tuple[str, int | None]:
+    """``"MemTab-v0"`` -> ``("MemTab", 0)`` (a PettingZoo id's ``memtab/`` dropped);
+    ``(env_id, None)`` when it carries no version."""
+    m = _VERSIONED.match(str(env_id))
+    return (m["name"], int(m["version"])) if m else (str(env_id), None)
+
+
+def check_version(env_id: str, spec: GameSpec) -> None:
+    """Raise for ``env_id`` naming ``spec``'s game at a version other than the current
+    one: a retired or older version (:class:`DeprecatedEnvError`) or one that does not
+    exist (:class:`VersionNotFoundError`); messages as Gymnasium's registry words them."""
+    _, version = split_env_id(env_id)
+    if version is None or version == spec.version:
+        return
+    if version > spec.version:
+        raise VersionNotFoundError(
+            f"Environment version `v{version}` for environment `{spec.base_name}` doesn't exist. "
+            f"It provides versioned environments: [ `v{spec.version}` ].")
+    why = spec.retired.get(version)
+    raise DeprecatedEnvError(
+        f"Environment version v{version} for `{spec.base_name}` is deprecated. "
+        f"Please use `{spec.env_id}` instead." + (f" What changed: {why}" if why else "")
+        + " (docs/versioning.md)")
+
+
 def game_spec(name_or_id: str) -> GameSpec:
-    """Look a game up by short name (``"memtab"``), Gymnasium or PettingZoo id."""
+    """Look a game up by short name (``"memtab"``), Gymnasium or PettingZoo id. Another
+    version of a registered id raises :class:`DeprecatedEnvError` (older, retired) or
+    :class:`VersionNotFoundError` (newer); see the module docstring."""
     for spec in GAMES.values():
         if name_or_id in (spec.name, spec.env_id, spec.pettingzoo_id):
             return spec
+    base, _ = split_env_id(name_or_id)
+    for spec in GAMES.values():
+        if base == spec.base_name:
+            check_version(name_or_id, spec)
     allowed = sorted([s.name for s in GAMES.values()] + [s.env_id for s in GAMES.values()])
     raise InvalidOptionError(f"unknown game {name_or_id!r}; known: {allowed}")

@@ -30,7 +30,9 @@ this protocol on the track's deals (committed under ``results/``). So ``random``
 Versions
 --------
 ``version`` changes whenever anything that moves a number changes: options, opponents,
-deals, anchors, or the behaviour of a reference agent. Result files name the track and
+deals, anchors, the behaviour of a reference agent, or the evaluation's streams (the
+derivation of deal and agent seeds: ``tests/golden/evaluation.json`` holds the figures
+of the built-in agents, ``docs/versioning.md``). Result files name the track and
 its version; a result of another version is rejected.
 """
 
