@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env.agents.model_data import is_jax_checkpoint
+from memtab_env.platform_info import platform_info
 from memtab_env.train.command_line import build_parser, cli_overrides
 from memtab_env.train.config import (
     Config,
@@ -336,7 +337,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
     report = evaluate(model_path, cfg)
     report["training"] = {"timesteps": total, "seconds_this_session": round(seconds, 1),
                           "steps_per_second": round(steps / max(seconds, 1e-9), 1),
-                          "command": command}
+                          "command": command, "platform": platform_info()}
     out = run_dir / "eval.json"
     write_eval(report, out)
     print_table(report, f"{run_dir.name}: evaluation ({time.perf_counter() - t0:.0f} s)")
