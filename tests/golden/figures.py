@@ -1,0 +1,137 @@
+"""Golden figures: the benchmark protocol's figures for the built-in agents on the first
+deals of one track, and the README's quick command at a short budget.
+
+    python -m tests.golden.figures evaluation [--accept]
+    python -m tests.golden.figures quick [--accept]
+
+Without ``--accept`` the figures are recomputed and compared (exit 1 on a difference).
+``evaluation.json`` is keyed by the track's versioned key (``memtab-2p/v1``): ``--accept``
+refuses to change its figures under the same key (a change of the evaluation's streams
+bumps the track's version, ``docs/versioning.md``). ``quick_short.json`` holds training
+figures, which follow the env's streams and the platform: ``--accept`` rewrites it with
+the platform it ran on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from memtab_env.platform_info import platform_info
+
+HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
+EVALUATION_FILE = HERE / "evaluation.json"
+QUICK_FILE = HERE / "quick_short.json"
+#: the golden evaluation: the track, its first deals, the built-in agents evaluated
+#: (``search`` is a reference agent too but takes minutes)
+TRACK, DEALS, AGENTS = "memtab-2p", 10, ("random", "greedy", "expert")
+#: the README's quick command at a short budget (everything else as configs/quick.yaml)
+QUICK_CONFIG, QUICK_STEPS = "configs/quick.yaml", 20_480
+#: the platform fields a training run must share to reproduce bit for bit
+SAME_PLATFORM = ("python", "versions", "cpu")
+
+
+def _records_sha256(records: list[dict[str, Any]]) -> str:
+    h = hashlib.sha256()
+    for r in records:
+        h.update(json.dumps({k: v for k, v in r.items() if k != "package_version"}, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def evaluation_records(agent: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(result, records)`` of ``agent`` on the golden track's first deals."""
+    from memtab_env.benchmark.evaluate import evaluate, resolve_agent
+    from memtab_env.benchmark.tracks import get_track
+
+    track = get_track(TRACK)
+    spec = resolve_agent(agent, track.game)
+    return evaluate(track, [spec], agent, deals=DEALS)
+
+
+def evaluation_figures() -> dict[str, Any]:
+    """The golden evaluation as written to ``evaluation.json`` (without the platform)."""
+    from memtab_env.benchmark.tracks import get_track
+
+    out: dict[str, Any] = {"track": get_track(TRACK).key, "deals": DEALS, "agents": {}}
+    for agent in AGENTS:
+        result, records = evaluation_records(agent)
+        out["agents"][agent] = {"runs": result["runs"], "summary": result["summary"],
+                                "records_sha256": _records_sha256(records)}
+    return out
+
+
+def committed_records(agent: str) -> list[dict[str, Any]]:
+    """The leaderboard's committed records of ``agent`` on the golden track's first deals,
+    in the order an evaluation plays them."""
+    path = ROOT / "results" / TRACK / f"{agent}.records.jsonl.gz"
+    with gzip.open(path, "rt") as f:
+        records = [json.loads(line) for line in f]
+    return [r for r in records if r["benchmark"]["deal"] < DEALS]
+
+
+def quick_short_figures(runs_dir: Path) -> dict[str, Any]:
+    """Train the quick config for :data:`QUICK_STEPS` steps and return its evaluation."""
+    from memtab_env.train.run import main
+
+    run_dir = main(["--config", str(ROOT / QUICK_CONFIG), "--total_timesteps", str(QUICK_STEPS),
+                    "--runs_dir", str(runs_dir), "--progress_bar", "false"])
+    ev = json.loads((run_dir / "eval.json").read_text())
+    results = {opp: {k: r[k] for k in ("games", "win_rate", "wins", "shared", "losses",
+                                         "mean_score_diff", "win_rate_by_seat", "illegal_choices")}
+               for opp, r in ev["results"].items()}
+    return {"config": QUICK_CONFIG, "total_timesteps": QUICK_STEPS,
+            "timesteps": ev["training"]["timesteps"], "results": results}
+
+
+def same_platform(recorded: dict[str, Any]) -> bool:
+    here = platform_info()
+    return all(recorded.get(k) == here.get(k) for k in SAME_PLATFORM)
+
+
+def _write(path: Path, figures: dict[str, Any]) -> None:
+    path.write_text(json.dumps({**figures, "platform": platform_info()}, indent=1, sort_keys=True) + "\n")
+
+
+def _strip(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k != "platform"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.golden.figures", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("which", choices=("evaluation", "quick"))
+    parser.add_argument("--accept", action="store_true", help="write the recomputed figures")
+    args = parser.parse_args(argv)
+    path = EVALUATION_FILE if args.which == "evaluation" else QUICK_FILE
+    if args.which == "evaluation":
+        now = evaluation_figures()
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            now = quick_short_figures(Path(tmp))
+    old = _strip(json.loads(path.read_text())) if path.exists() else None
+    if old == now:
+        print(f"{path}: unchanged")
+        return 0
+    print(json.dumps(now, indent=1, sort_keys=True))
+    print(f"{path}: {'differs from the committed figures' if old else 'missing'}")
+    if not args.accept:
+        return 1
+    if args.which == "evaluation" and old and old.get("track") == now["track"]:
+        print(f"refused: the figures of {now['track']} changed under the same track version; bump the "
+              "track's version (memtab_env/benchmark/tracks.py) and write a CHANGELOG line "
+              "(docs/versioning.md)", file=sys.stderr)
+        return 2
+    _write(path, now)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
