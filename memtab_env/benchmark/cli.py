@@ -11,11 +11,11 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memtab_env import atomic
 from memtab_env.benchmark.backends import BACKENDS, AgentSpec, make_backend
 from memtab_env.benchmark.tracks import TRACKS, get_track
 from memtab_env.errors import InvalidOptionError
@@ -222,7 +222,6 @@ def tournament_main(argv: Sequence[str]) -> int:
     from rich.table import Table
 
     from memtab_env.benchmark.tournament import plot, tournament, tournament_jobs
-    from memtab_env.record import write_json_atomic
 
     ap = argparse.ArgumentParser(
         prog="memtab tournament",
@@ -258,7 +257,7 @@ def tournament_main(argv: Sequence[str]) -> int:
         with _bar(total, "games", args.no_progress) as bar:
             summary = tournament(track, agents, args.games, backend, progress=lambda _i, n: bar.update(n))
         if args.out:
-            write_json_atomic(args.out, summary)
+            atomic.write_json(args.out, summary)
         plot_path = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
         if plot_path not in (None, "none"):
             plot(summary, plot_path)
@@ -287,18 +286,6 @@ def tournament_main(argv: Sequence[str]) -> int:
     if plot_path != "none":
         console.print(f"plot: {plot_path}")
     return 0
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _count(text: str) -> int:
@@ -375,7 +362,7 @@ def leaderboard_main(argv: Sequence[str]) -> int:
         same = out.is_file() and out.read_text() == text
         console.print(f"{out} is {'up to date' if same else '[red]out of date[/red]'}")
         return 0 if same and not rejected else 1
-    _write_text_atomic(out, text)
+    atomic.write_text(out, text)
     console.print(f"wrote {out} ({len(entries)} results)")
     return 1 if rejected else 0
 

@@ -39,9 +39,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from memtab_env import untrusted
+from memtab_env.atomic import write_json
 from memtab_env.benchmark.tracks import EVAL_SEED_START, EVAL_SEED_STOP, TRACKS, Track
 from memtab_env.errors import MemTabError
-from memtab_env.record import read_records, write_json_atomic, write_records
+from memtab_env.record import read_records, write_records
 from memtab_env.registry import game_spec
 
 RESULT_FORMAT = "memtab-result/1"
@@ -320,7 +321,7 @@ def load_result(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def save_result(path: str | os.PathLike[str], result: dict[str, Any]) -> None:
     """Validate and write ``result`` atomically (never a half-written file)."""
-    write_json_atomic(path, validate_result(result, str(path)))
+    write_json(path, validate_result(result, str(path)))
 
 
 def track_of(result: dict[str, Any]) -> Track:

@@ -11,7 +11,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
-from memtab_env.record import write_json_atomic
+from memtab_env.atomic import write_json
 from memtab_env.train.manifest import Manifest, write_atomic
 
 
@@ -97,7 +97,7 @@ class Checkpoints(BaseCallback):
         pool = [p.name for p in pool_paths(self.pool_dir, self.manifest)] if self.pool_dir else []
         latest = {"step": step, "model": path.name, "replay_buffer": replay.name if replay else None,
                   "pool": pool}
-        write_json_atomic(self.directory / "latest.json", latest, indent=2)
+        write_json(self.directory / "latest.json", latest, indent=2)
         old = sorted(self.directory.glob("step_*.zip"))[: -self.keep]
         old += sorted(self.directory.glob("replay_buffer_*.pkl"))[: -self.keep]
         self.manifest.remove(old)
