@@ -127,9 +127,15 @@ def evaluate_main(argv: Sequence[str]) -> int:
     kwargs = _kwargs(args.agent_kwargs)
     if len(args.agent) > 1 and not args.name:
         raise InvalidOptionError("several --agent runs need --name (the label of the method)")
+    from memtab_env.benchmark.results import label_problem
+
+    if args.name is not None and (why := label_problem(args.name)) is not None:
+        raise InvalidOptionError(f"--name: {why}")
     agents = [resolve_agent(a, track.game, kwargs, args.name, build=not args.from_records,
                             trust_pickle=args.trust_pickle) for a in args.agent]
     label = args.name or agents[0][0].name
+    if (why := label_problem(label)) is not None:
+        raise InvalidOptionError(f"the label of {args.agent[0]!r:.80}: {why}; give --name")
     console = _console()
     how = (f"from the records in {args.from_records}" if args.from_records
            else f"backend {args.backend}")

@@ -6,7 +6,8 @@ records file is *audited*: every record is replayed through the rules engine
 (:func:`memtab_env.record.replay`) and the figures are recomputed from the replayed
 games (:func:`memtab_env.benchmark.evaluate.summarise`); a record that does not replay,
 or figures its records do not give, reject the result. A result must use at least the
-protocol's deals of its track; one agent label appears once per track.
+protocol's deals of its track; one agent label appears once per track, labels being
+compared as they read (:func:`memtab_env.benchmark.results.label_key`).
 
 The page is a pure function of the result files (sorted paths, fixed formatting, no
 dates), so rebuilding it twice gives the same bytes.
@@ -27,7 +28,7 @@ from typing import Any
 from memtab_env import untrusted
 from memtab_env.benchmark import metrics
 from memtab_env.benchmark.evaluate import summarise, summary
-from memtab_env.benchmark.results import ResultError, load_result, track_of
+from memtab_env.benchmark.results import ResultError, label_key, load_result, track_of
 from memtab_env.benchmark.tracks import TRACKS, Track
 from memtab_env.errors import MemTabError, RecordError
 from memtab_env.record import iter_records
@@ -183,7 +184,7 @@ def collect(results_dir: Path, on_error: Callable[[Path, Exception], None] | Non
     (for quick checks; the command always replays); ``reproduce`` re-plays that many
     recorded games per result with the agent it names."""
     entries: list[Entry] = []
-    seen: dict[tuple[str, str], Path] = {}
+    seen: dict[tuple[str, str], tuple[Path, str]] = {}
     root = Path(results_dir).resolve()
     for path in sorted(Path(results_dir).rglob("*.json")):
         try:
@@ -196,12 +197,16 @@ def collect(results_dir: Path, on_error: Callable[[Path, Exception], None] | Non
             if len(result["seeds"]) < track.deals:
                 raise ResultError(f"{path}: field seeds: {len(result['seeds'])} deals, fewer than the "
                                   f"{track.deals} of the protocol of track {track.id}; not comparable")
-            key = (track.id, result["agent"]["label"])
+            label = result["agent"]["label"]
+            key = (track.id, label_key(label))
             if key in seen:
-                raise ResultError(f"{path}: field agent.label: a second result for agent {key[1]!r} on "
-                                  f"track {key[0]} (the first is {seen[key]})")
+                first, first_label = seen[key]
+                alike = "" if first_label == label else \
+                    f" (labels are compared as they read: {label!r} reads like {first_label!r})"
+                raise ResultError(f"{path}: field agent.label: a second result for agent {label!r} on "
+                                  f"track {key[0]}{alike}; the first is {first}")
             audited = audit(path, result, replay, root, reproduce, reproduce_seed)
-            seen[key] = path
+            seen[key] = (path, label)
             entries.append(Entry(path, result, audited))
         except MemTabError as exc:
             if on_error is None:
