@@ -21,7 +21,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -83,6 +83,13 @@ def atomic_file(path: str | os.PathLike[str], binary: bool = False, sync: bool =
     with atomic_path(path, sync) as tmp, \
             (open(tmp, "wb") if binary else open(tmp, "w", encoding="utf-8")) as f:
         yield f
+
+
+def write_with(path: str | os.PathLike[str], write: Callable[[Path], Any], sync: bool = True) -> None:
+    """``write(tmp)`` (a writer that takes a path: ``model.save``, ``savefig``, equinox's
+    serialisation), then the temporary file moved onto ``path`` (:func:`atomic_path`)."""
+    with atomic_path(path, sync) as tmp:
+        write(tmp)
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, sync: bool = True) -> None:

@@ -29,7 +29,6 @@ import numpy as np
 
 from memtab_env import __version__, untrusted
 from memtab_env.atomic import TMP_PREFIX, atomic_file
-from memtab_env.atomic import write_json as write_json_atomic  # noqa: F401
 from memtab_env.errors import MemTabError, RecordError
 from memtab_env.registry import game_spec, load
 from memtab_env.rewards import win_rewards

@@ -5,6 +5,7 @@ write-then-rename left in the package."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memtab_env import atomic
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_writes_whole_files_with_the_usual_permissions(tmp_path):
@@ -76,3 +79,21 @@ def test_round_trip(tmp_path_factory, data, text):
     with open(folder / "t.txt", encoding="utf-8", newline="") as f:
         assert f.read() == text
     assert sorted(os.listdir(folder)) == ["b.bin", "t.txt"]
+
+
+def test_no_other_write_then_rename_in_the_package():
+    """Every file written for others goes through :mod:`memtab_env.atomic`: no other module
+    renames a temporary file into place."""
+    pattern = re.compile(r"os\.replace\(|os\.rename\(|mkstemp\(|\btmp\w*\.replace\(|\.rename\(")
+    allowed = {"memtab_env/atomic.py", "memtab_env/record.py"}  # record.py: a folder of records
+    found = []
+    for folder in ("memtab_env", "agents"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                if pattern.search(line) and rel not in allowed:
+                    found.append(f"{rel}:{n}: {line.strip()}")
+    for rel in ("train.py",):
+        if pattern.search((ROOT / rel).read_text()):
+            found.append(rel)
+    assert not found, "\n".join(found)

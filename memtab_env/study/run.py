@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import time
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from memtab_env.atomic import write_json, write_text
 from memtab_env.study import (
     RUN_FORMAT,
     Study,
@@ -197,9 +197,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         "steps_per_second": round(trainer.timesteps * len(study.seeds) / max(seconds, 1e-9), 1),
         "platform": platform_info(),
     }
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
-    tmp.replace(path)
+    write_json(path, run, indent=1, sort_keys=True)
     log(f"{track_id} {memory} {model}: final IQM {_iqm([f['score'] for f in final]):+.3f} "
         f"({seconds:.0f} s, {run['steps_per_second']:.0f} steps/s)")
     return run
@@ -250,7 +248,7 @@ def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
         from memtab_env.benchmark.leaderboard import build
 
         text, _ = build(results_dir, leaderboard)
-        leaderboard.write_text(text)
+        write_text(leaderboard, text)
         print(f"rebuilt {leaderboard}")
 
 

@@ -15,6 +15,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from memtab_env.atomic import atomic_file, write_with
 from memtab_env.errors import InvalidOptionError
 from memtab_env.jax.ppo.algorithm import Runner
 from memtab_env.jax.ppo.config import PPOConfig
@@ -30,11 +31,8 @@ def _is_key(x: Any) -> bool:
 def save_runner(path: str | Path, runner: Runner) -> None:
     """The whole training state (weights, optimiser, games, keys) as equinox leaves, for
     resuming; numbers only."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    eqx.tree_serialise_leaves(tmp, jax.tree.map(
-        lambda x: jax.random.key_data(x) if _is_key(x) else x, runner))
-    tmp.replace(path)
+    leaves = jax.tree.map(lambda x: jax.random.key_data(x) if _is_key(x) else x, runner)
+    write_with(path, lambda tmp: eqx.tree_serialise_leaves(tmp, leaves))
 
 
 def load_runner(path: str | Path, like: Runner) -> Runner:
@@ -59,15 +57,12 @@ def save(path: str | Path, policy: ActorCritic, config: PPOConfig,
     ``extra``, plain JSON) and ``policy.eqx`` (the weights, equinox's leaf serialisation:
     numbers only). The file is replaced atomically."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     weights = io.BytesIO()
     eqx.tree_serialise_leaves(weights, policy)
     meta = {"format": CHECKPOINT_FORMAT, "config": config.to_json(), **(extra or {})}
-    tmp = path.with_name(f".{path.name}.tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
+    with atomic_file(path, binary=True) as f, zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(CONFIG_MEMBER, json.dumps(meta, indent=2, sort_keys=True))
         z.writestr(WEIGHTS_MEMBER, weights.getvalue())
-    tmp.replace(path)
     return path
 
 
