@@ -89,6 +89,24 @@ def resolve_inside(name: Any, base: Path, roots: Sequence[Path], error: type[Mem
     return path
 
 
+def check_regular(path: str | os.PathLike[str], error: type[MemTabError]) -> int:
+    """The size of ``path`` if it is a regular file (links followed); ``error`` at once
+    otherwise (a folder, a pipe, a device such as a link to ``/dev/zero``, a missing file),
+    from ``os.stat`` alone: nothing is opened, so nothing can block."""
+    p = os.fspath(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise error(f"{p}: no such file") from None
+    except OSError as exc:
+        raise error(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise error(f"{p}: is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise error(f"{p}: not a regular file (a pipe, socket or device is never read)")
+    return st.st_size
+
+
 def open_regular(path: str | os.PathLike[str], error: type[MemTabError], limit: int) -> Any:
     """Open ``path`` for binary reading if it is a regular file of at most ``limit``
     bytes; ``error`` otherwise (a folder, a pipe, a device, a missing file)."""
