@@ -366,13 +366,32 @@ def _across_tracks(entries: Sequence[Entry]) -> list[str]:
 
 def build(results_dir: str | Path = "results", out: str | Path = "LEADERBOARD.md",
           on_error: Callable[[Path, Exception], None] | None = None, reproduce: int = 0,
-          reproduce_seed: int | None = None) -> tuple[str, list[Entry]]:
+          reproduce_seed: int | None = None, study_config: str | Path | None = None
+          ) -> tuple[str, list[Entry]]:
     """Collect, audit and render; returns ``(markdown, entries)`` (writing is the caller's)."""
     results_dir, out = Path(results_dir), Path(out)
     if not results_dir.is_dir():
         raise ResultError(f"no results folder at {results_dir}")
     entries = collect(results_dir, on_error, reproduce=reproduce, reproduce_seed=reproduce_seed)
-    from memtab_env.study import collect_runs
+    return render(entries, out.parent, audited_study_runs(results_dir, study_config, on_error)), entries
 
-    study_runs = collect_runs(results_dir / "study") if (results_dir / "study").is_dir() else []
-    return render(entries, out.parent, study_runs), entries
+
+def audited_study_runs(results_dir: Path, study_config: str | Path | None = None,
+               on_error: Callable[[Path, Exception], None] | None = None) -> list[dict[str, Any]]:
+    """The memory study's run files under ``results_dir/study``, each audited against the
+    study config (``study_config``, default ``configs/study.yaml`` beside the results
+    folder) and the benchmark results that anchor its scores
+    (:func:`memtab_env.study.runs.audit_run`). A refused run file raises, or, with
+    ``on_error``, is reported and left off the page."""
+    from memtab_env.study import collect_runs, load_study
+    from memtab_env.study.grid import StudyError
+
+    folder = Path(results_dir) / "study"
+    if not folder.is_dir():
+        return []
+    config = Path(study_config) if study_config else \
+        Path(results_dir).resolve().parent / "configs" / "study.yaml"
+    if not config.is_file():
+        raise StudyError(f"{folder}: study run files are audited against the study config, and there is "
+                         f"none at {config}")
+    return collect_runs(folder, load_study(config), results_dir, on_error)

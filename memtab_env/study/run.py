@@ -235,10 +235,12 @@ def _iqm(xs: Sequence[float]) -> float:
 
 
 def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
-           results_dir: Path = Path("results")) -> None:
+           results_dir: Path = Path("results"), study: Study | None = None,
+           config: str | Path | None = None) -> None:
     """Figures and the leaderboard (rebuilt from ``results_dir``, whose ``study/`` holds
-    the run files), from the run files under ``out_dir``."""
-    runs = collect_runs(out_dir)
+    the run files), from the run files under ``out_dir``, audited against ``study``
+    (read from ``config``) when given."""
+    runs = collect_runs(out_dir, study, results_dir)
     if figures_dir is not None:
         from memtab_env.study.figures import draw_curves
 
@@ -247,7 +249,7 @@ def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
     if leaderboard is not None:
         from memtab_env.benchmark.leaderboard import build
 
-        text, _ = build(results_dir, leaderboard)
+        text, _ = build(results_dir, leaderboard, study_config=config)
         write_text(leaderboard, text)
         print(f"rebuilt {leaderboard}")
 
@@ -280,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     continue
                 run_cell(study, track, memory, model, out, results)
         report(out, Path(args.figures) if args.figures else None,
-               Path(args.leaderboard) if args.leaderboard else None, results)
+               Path(args.leaderboard) if args.leaderboard else None, results, study, args.config)
     except StudyError as exc:
         print(f"memtab study: {exc}")
         return 2
