@@ -321,12 +321,7 @@ def iter_records(path: str | os.PathLike[str], root: str | os.PathLike[str] | No
     naming the file and the line. With ``root``, every file of a folder must resolve
     (links followed) inside ``root``. Records are not validated here (:func:`replay` does)."""
     path = Path(path)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise RecordError(f"{path}: no such file or folder") from None
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    st = untrusted.stat_path(path, RecordError, "file or folder")
     if stat.S_ISDIR(st.st_mode):
         try:
             names = sorted(p for p in path.iterdir() if p.name.endswith(".json"))
