@@ -105,8 +105,11 @@ def make(name: str, game: str = "memtab", **kwargs: Any) -> Agent:
     """
     games = sorted({g for g, _ in REGISTRY})
     if isinstance(name, (str, Path)) and str(name).endswith(".zip"):
-        from memtab_env.agents.model_data import is_jax_checkpoint
+        from memtab_env.agents.model_data import ModelFileError, is_jax_checkpoint
 
+        from memtab_env import untrusted
+
+        untrusted.check_regular(name, ModelFileError)  # a pipe or a device never hangs the load
         if is_jax_checkpoint(name):
             try:
                 agent_class = _load("memtab_env.jax.ppo:JaxPPOAgent")

@@ -217,12 +217,18 @@ def members(path: str | Path, *names: str) -> list[bytes]:
 def is_jax_checkpoint(path: str | Path) -> bool:
     """Whether the zip ``path`` is a JAX PPO checkpoint (it has a ``policy.json``
     member; :mod:`memtab_env.jax.ppo`) rather than a Stable-Baselines3 model; reads only
-    the zip's directory."""
+    the zip's directory. :class:`ModelFileError` at once for a missing or non-regular file
+    (a pipe, a device, a folder)."""
+    from memtab_env import untrusted
+
+    f = untrusted.open_regular(path, ModelFileError, MAX_ZIP_BYTES)  # never a pipe or a device
     try:
-        with zipfile.ZipFile(path) as z:
+        with zipfile.ZipFile(f) as z:
             return "policy.json" in z.namelist()
     except (OSError, zipfile.BadZipFile):
         return False
+    finally:
+        f.close()
 
 
 def _parse_data(text: Any, source: str) -> dict[str, Any]:

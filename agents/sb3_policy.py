@@ -174,9 +174,12 @@ class SB3Agent:
     ) -> None:
         from memtab_env.agents import model_data
 
+        from memtab_env import untrusted
+
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise FileNotFoundError(f"no Stable-Baselines3 model at {path}")
+        untrusted.check_regular(path, model_data.ModelFileError)
         if algo is not None and algo not in ALGOS:
             raise ValueError(f"unknown algo {algo!r}; known: {list(ALGOS)}")
         self.path = path

@@ -16,7 +16,6 @@ Fields beyond the stable core that this package writes (readers ignore unknown f
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 import os
@@ -24,11 +23,12 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
 from memtab_env import __version__, untrusted
+from memtab_env.atomic import TMP_PREFIX, atomic_file
 from memtab_env.errors import MemTabError, RecordError
 from memtab_env.registry import game_spec, load
 from memtab_env.rewards import win_rewards
@@ -264,33 +264,6 @@ def replay(record: dict[str, Any], root: str | os.PathLike[str] | None = None,
     return game, state
 
 
-@contextlib.contextmanager
-def atomic_file(path: str | os.PathLike[str], binary: bool = False) -> Iterator[IO[Any]]:
-    """Open a temporary file next to ``path`` and move it onto ``path`` only when the block
-    succeeds: readers never see a half-written file (not even after Ctrl-C). The file gets
-    the usual permissions (``0666 & ~umask``), not ``mkstemp``'s private 0600."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "wb" if binary else "w") as f:
-            yield f
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_json_atomic(path: str | os.PathLike[str], obj: Any, indent: int | None = 1) -> None:
-    """Write JSON to ``path`` atomically (temp file + rename): never a half-written file."""
-    with atomic_file(path) as f:
-        json.dump(obj, f, indent=indent)
-        f.write("\n")
-
-
 def check_records_target(path: str | os.PathLike[str]) -> None:
     """Refuse (:class:`RecordError`) a records folder that already holds files: two runs'
     records never mix. A file target is replaced whole, so it is always allowed."""
@@ -320,7 +293,7 @@ def write_records(records: Iterable[dict[str, Any]], path: str | os.PathLike[str
     else:
         check_records_target(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=TMP_PREFIX, suffix=f".{path.name}"))
         umask = os.umask(0)
         os.umask(umask)
         try:
@@ -350,12 +323,7 @@ def iter_records(path: str | os.PathLike[str], root: str | os.PathLike[str] | No
     naming the file and the line. With ``root``, every file of a folder must resolve
     (links followed) inside ``root``. Records are not validated here (:func:`replay` does)."""
     path = Path(path)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise RecordError(f"{path}: no such file or folder") from None
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    st = untrusted.stat_path(path, RecordError, "file or folder")
     if stat.S_ISDIR(st.st_mode):
         try:
             names = sorted(p for p in path.iterdir() if p.name.endswith(".json"))

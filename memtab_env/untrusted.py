@@ -89,6 +89,33 @@ def resolve_inside(name: Any, base: Path, roots: Sequence[Path], error: type[Mem
     return path
 
 
+def stat_path(path: str | os.PathLike[str], error: type[MemTabError], what: str = "file") -> os.stat_result:
+    """``os.stat`` of ``path`` (links followed; nothing is opened), or ``error`` naming it
+    (``what``: how a missing one is called)."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        raise error(f"{os.fspath(path)}: no such {what}") from None
+    except OSError as exc:
+        raise error(f"{os.fspath(path)}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _require_regular(st: os.stat_result, p: str, error: type[MemTabError]) -> None:
+    if stat.S_ISDIR(st.st_mode):
+        raise error(f"{p}: is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise error(f"{p}: not a regular file (a pipe, socket or device is never read)")
+
+
+def check_regular(path: str | os.PathLike[str], error: type[MemTabError]) -> int:
+    """The size of ``path`` if it is a regular file (links followed); ``error`` at once
+    otherwise (a folder, a pipe, a device such as a link to ``/dev/zero``, a missing file),
+    from ``os.stat`` alone: nothing is opened, so nothing can block."""
+    st = stat_path(path, error)
+    _require_regular(st, os.fspath(path), error)
+    return st.st_size
+
+
 def open_regular(path: str | os.PathLike[str], error: type[MemTabError], limit: int) -> Any:
     """Open ``path`` for binary reading if it is a regular file of at most ``limit``
     bytes; ``error`` otherwise (a folder, a pipe, a device, a missing file)."""
@@ -103,10 +130,7 @@ def open_regular(path: str | os.PathLike[str], error: type[MemTabError], limit: 
         raise error(f"{p}: cannot be opened ({exc.strerror or exc})") from None
     try:
         st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise error(f"{p}: is a folder, not a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise error(f"{p}: not a regular file (a pipe, socket or device is never read)")
+        _require_regular(st, p, error)
         if st.st_size > limit:
             raise error(f"{p}: {st.st_size} bytes, more than the limit of {limit} bytes")
         if hasattr(os, "set_blocking"):

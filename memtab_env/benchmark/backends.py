@@ -248,12 +248,11 @@ def _init_worker() -> None:
 def _tracked(job: Job, index: int, folder: str) -> list[dict[str, Any]]:
     """:func:`run_job` in a worker, leaving ``folder/<pid>`` with the job's index while it
     runs: the job of a worker that dies can then be named."""
+    from memtab_env import atomic
+
     mark = os.path.join(folder, str(os.getpid()))
-    tmp = os.path.join(folder, f".{os.getpid()}.tmp")  # renamed: a mark is never seen half written
-    _marks[:] = [tmp, mark]
-    with open(tmp, "w") as f:
-        f.write(str(index))
-    os.replace(tmp, mark)
+    _marks[:] = [mark]
+    atomic.write_text(mark, str(index), sync=False)  # a mark is never seen half written
     out = run_job(job)
     _drop_marks()
     return out

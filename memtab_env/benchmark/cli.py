@@ -11,11 +11,11 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memtab_env import atomic
 from memtab_env.benchmark.backends import BACKENDS, AgentSpec, make_backend
 from memtab_env.benchmark.tracks import TRACKS, get_track
 from memtab_env.errors import InvalidOptionError
@@ -127,9 +127,15 @@ def evaluate_main(argv: Sequence[str]) -> int:
     kwargs = _kwargs(args.agent_kwargs)
     if len(args.agent) > 1 and not args.name:
         raise InvalidOptionError("several --agent runs need --name (the label of the method)")
+    from memtab_env.benchmark.results import label_problem
+
+    if args.name is not None and (why := label_problem(args.name)) is not None:
+        raise InvalidOptionError(f"--name: {why}")
     agents = [resolve_agent(a, track.game, kwargs, args.name, build=not args.from_records,
                             trust_pickle=args.trust_pickle) for a in args.agent]
     label = args.name or agents[0][0].name
+    if (why := label_problem(label)) is not None:
+        raise InvalidOptionError(f"the label of {args.agent[0]!r:.80}: {why}; give --name")
     console = _console()
     how = (f"from the records in {args.from_records}" if args.from_records
            else f"backend {args.backend}")
@@ -222,7 +228,6 @@ def tournament_main(argv: Sequence[str]) -> int:
     from rich.table import Table
 
     from memtab_env.benchmark.tournament import plot, tournament, tournament_jobs
-    from memtab_env.record import write_json_atomic
 
     ap = argparse.ArgumentParser(
         prog="memtab tournament",
@@ -258,7 +263,7 @@ def tournament_main(argv: Sequence[str]) -> int:
         with _bar(total, "games", args.no_progress) as bar:
             summary = tournament(track, agents, args.games, backend, progress=lambda _i, n: bar.update(n))
         if args.out:
-            write_json_atomic(args.out, summary)
+            atomic.write_json(args.out, summary)
         plot_path = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
         if plot_path not in (None, "none"):
             plot(summary, plot_path)
@@ -287,18 +292,6 @@ def tournament_main(argv: Sequence[str]) -> int:
     if plot_path != "none":
         console.print(f"plot: {plot_path}")
     return 0
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _count(text: str) -> int:
@@ -375,7 +368,7 @@ def leaderboard_main(argv: Sequence[str]) -> int:
         same = out.is_file() and out.read_text() == text
         console.print(f"{out} is {'up to date' if same else '[red]out of date[/red]'}")
         return 0 if same and not rejected else 1
-    _write_text_atomic(out, text)
+    atomic.write_text(out, text)
     console.print(f"wrote {out} ({len(entries)} results)")
     return 1 if rejected else 0
 

@@ -88,18 +88,65 @@ def seat_outcome(record: dict[str, Any], seat: int) -> tuple[float, float]:
     return win_shares(record)[seat], diff
 
 
+#: fields of a benchmark record that its deal fixes: the track's env dealt from the
+#: track's seed for the deal gives every one of them, whatever the record says
+DEAL_FIELDS = ("game", "env_id", "options", "num_players", "first_player", "seed", "layout", "deal")
+
+
+def track_deal(track: Track, deal: int, cache: dict[tuple[str, int], dict[str, Any]] | None = None
+               ) -> dict[str, Any]:
+    """What deal ``deal`` of ``track`` is (:data:`DEAL_FIELDS`), recomputed from the track
+    alone: its env (the track's options) reset with the track's seed for the deal, exactly
+    as :func:`memtab_env.benchmark.backends.run_job` deals it."""
+    key = (track.key, deal)
+    if cache is not None and key in cache:
+        return cache[key]
+    from memtab_env.play import make_raw_env
+
+    env = make_raw_env(track.game, **track.options)
+    env.reset(seed=track.seeds(deal + 1)[deal])
+    rec = env.record()
+    out = {k: rec[k] for k in DEAL_FIELDS}
+    env.close()
+    if cache is not None:
+        cache[key] = out
+    return out
+
+
+def check_deal(record: dict[str, Any], expected: dict[str, Any]) -> str | None:
+    """None when ``record`` was dealt as ``expected`` (:func:`track_deal`), else a sentence
+    naming the first field that differs (for the layout: the first position)."""
+    for key in DEAL_FIELDS:
+        got, want = record.get(key), expected[key]
+        if got == want and type(got) is type(want):
+            continue
+        if key == "layout" and isinstance(got, list):
+            first = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b),
+                         min(len(got), len(want)))
+            return (f"its layout is not the deal of the track's seed {expected['seed']} "
+                    f"(first difference at position {first} of {len(want)})")
+        if key == "options" and isinstance(got, dict):
+            diff = sorted(k for k in set(got) | set(want) if got.get(k, ...) != want.get(k, ...))
+            return (f"options {diff} are {[got.get(k) for k in diff]!r:.120}, the track's env has "
+                    f"{[want.get(k) for k in diff]!r:.120}")
+        return f"{key} is {got!r:.60}, the track's deal has {want!r:.60}"
+    return None
+
+
 def summarise(track: Track, deals: int, runs: int, records: Iterable[dict[str, Any]],
               label: str | None = None) -> list[dict[str, Any]]:
     """The figures of every run from the records of an evaluation (annotated by
     :func:`memtab_env.benchmark.backends.run_job`). Every (run, opponent, deal, rotation)
     must appear exactly once, with the agent (named ``label``, when given) in seat
-    ``rotation``, the opponent in the others, and the seed of the deal; anything else
-    raises :class:`ResultError`."""
+    ``rotation``, the opponent in the others, and exactly the deal the track's seed for
+    that deal produces (:func:`check_deal`: layout, options, first player, seed, recomputed
+    from the track whatever the record claims); anything else raises :class:`ResultError`."""
     n = track.num_players
     seeds = track.seeds(deals)
     shares = np.full((runs, len(track.opponents), deals, n), np.nan)
     diffs = np.full_like(shares, np.nan)
     opp_index = {o: j for j, o in enumerate(track.opponents)}
+    dealt: dict[tuple[str, int], dict[str, Any]] = {}
     for k, rec in enumerate(records):
         b = rec.get("benchmark") if isinstance(rec, dict) else None
         where = f"record {k}"
@@ -117,17 +164,15 @@ def summarise(track: Track, deals: int, runs: int, records: Iterable[dict[str, A
             raise ResultError(f"{where}: outside the evaluation ({runs} run(s), {deals} deals, {n} seats)")
         if rec.get("seed") != seeds[d]:
             raise ResultError(f"{where}: seed {rec.get('seed')!r}, but deal {d} has seed {seeds[d]}")
+        why = check_deal(rec, track_deal(track, d, dealt))
+        if why is not None:
+            raise ResultError(f"{where}: not deal {d} of track {track.key}: {why}")
         if b.get("seats") != [(s - r) % n for s in range(n)]:
             raise ResultError(f"{where}: seats {b.get('seats')!r} are not rotation {r} (agent in seat {r})")
         if label is not None:
             expected = [label if s == r else b["opponent"] for s in range(n)]
             if rec.get("agents") != expected:
                 raise ResultError(f"{where}: agents {rec.get('agents')!r}, expected {expected!r}")
-        opts = rec.get("options", {})
-        wrong = {k2: opts.get(k2) for k2, v in track.options.items() if opts.get(k2) != v}
-        if wrong or rec.get("env_id") != track.env_id:
-            raise ResultError(f"{where}: played with {rec.get('env_id')!r} {wrong}, not the track's "
-                              f"{track.env_id} {dict(track.options)}")
         if not np.isnan(shares[i, j, d, r]):
             raise ResultError(f"{where}: a second record of the same game")
         shares[i, j, d, r], diffs[i, j, d, r] = seat_outcome(rec, r)

@@ -6,7 +6,8 @@ records file is *audited*: every record is replayed through the rules engine
 (:func:`memtab_env.record.replay`) and the figures are recomputed from the replayed
 games (:func:`memtab_env.benchmark.evaluate.summarise`); a record that does not replay,
 or figures its records do not give, reject the result. A result must use at least the
-protocol's deals of its track; one agent label appears once per track.
+protocol's deals of its track; one agent label appears once per track, labels being
+compared as they read (:func:`memtab_env.benchmark.results.label_key`).
 
 The page is a pure function of the result files (sorted paths, fixed formatting, no
 dates), so rebuilding it twice gives the same bytes.
@@ -27,7 +28,7 @@ from typing import Any
 from memtab_env import untrusted
 from memtab_env.benchmark import metrics
 from memtab_env.benchmark.evaluate import summarise, summary
-from memtab_env.benchmark.results import ResultError, load_result, track_of
+from memtab_env.benchmark.results import ResultError, label_key, load_result, track_of
 from memtab_env.benchmark.tracks import TRACKS, Track
 from memtab_env.errors import MemTabError, RecordError
 from memtab_env.record import iter_records
@@ -183,7 +184,7 @@ def collect(results_dir: Path, on_error: Callable[[Path, Exception], None] | Non
     (for quick checks; the command always replays); ``reproduce`` re-plays that many
     recorded games per result with the agent it names."""
     entries: list[Entry] = []
-    seen: dict[tuple[str, str], Path] = {}
+    seen: dict[tuple[str, str], tuple[Path, str]] = {}
     root = Path(results_dir).resolve()
     for path in sorted(Path(results_dir).rglob("*.json")):
         try:
@@ -196,12 +197,16 @@ def collect(results_dir: Path, on_error: Callable[[Path, Exception], None] | Non
             if len(result["seeds"]) < track.deals:
                 raise ResultError(f"{path}: field seeds: {len(result['seeds'])} deals, fewer than the "
                                   f"{track.deals} of the protocol of track {track.id}; not comparable")
-            key = (track.id, result["agent"]["label"])
+            label = result["agent"]["label"]
+            key = (track.id, label_key(label))
             if key in seen:
-                raise ResultError(f"{path}: field agent.label: a second result for agent {key[1]!r} on "
-                                  f"track {key[0]} (the first is {seen[key]})")
+                first, first_label = seen[key]
+                alike = "" if first_label == label else \
+                    f" (labels are compared as they read: {label!r} reads like {first_label!r})"
+                raise ResultError(f"{path}: field agent.label: a second result for agent {label!r} on "
+                                  f"track {key[0]}{alike}; the first is {first}")
             audited = audit(path, result, replay, root, reproduce, reproduce_seed)
-            seen[key] = path
+            seen[key] = (path, label)
             entries.append(Entry(path, result, audited))
         except MemTabError as exc:
             if on_error is None:
@@ -373,13 +378,32 @@ def _across_tracks(entries: Sequence[Entry]) -> list[str]:
 
 def build(results_dir: str | Path = "results", out: str | Path = "LEADERBOARD.md",
           on_error: Callable[[Path, Exception], None] | None = None, reproduce: int = 0,
-          reproduce_seed: int | None = None) -> tuple[str, list[Entry]]:
+          reproduce_seed: int | None = None, study_config: str | Path | None = None
+          ) -> tuple[str, list[Entry]]:
     """Collect, audit and render; returns ``(markdown, entries)`` (writing is the caller's)."""
     results_dir, out = Path(results_dir), Path(out)
     if not results_dir.is_dir():
         raise ResultError(f"no results folder at {results_dir}")
     entries = collect(results_dir, on_error, reproduce=reproduce, reproduce_seed=reproduce_seed)
-    from memtab_env.study import collect_runs
+    return render(entries, out.parent, audited_study_runs(results_dir, study_config, on_error)), entries
 
-    study_runs = collect_runs(results_dir / "study") if (results_dir / "study").is_dir() else []
-    return render(entries, out.parent, study_runs), entries
+
+def audited_study_runs(results_dir: Path, study_config: str | Path | None = None,
+               on_error: Callable[[Path, Exception], None] | None = None) -> list[dict[str, Any]]:
+    """The memory study's run files under ``results_dir/study``, each audited against the
+    study config (``study_config``, default ``configs/study.yaml`` beside the results
+    folder) and the benchmark results that anchor its scores
+    (:func:`memtab_env.study.runs.audit_run`). A refused run file raises, or, with
+    ``on_error``, is reported and left off the page."""
+    from memtab_env.study import collect_runs, load_study
+    from memtab_env.study.grid import StudyError
+
+    folder = Path(results_dir) / "study"
+    if not folder.is_dir():
+        return []
+    config = Path(study_config) if study_config else \
+        Path(results_dir).resolve().parent / "configs" / "study.yaml"
+    if not config.is_file():
+        raise StudyError(f"{folder}: study run files are audited against the study config, and there is "
+                         f"none at {config}")
+    return collect_runs(folder, load_study(config), results_dir, on_error)

@@ -25,6 +25,7 @@ from typing import Any
 from memtab_env import __version__, untrusted
 from memtab_env.benchmark.backends import AgentSpec
 from memtab_env.benchmark.results import ResultError
+from memtab_env.benchmark.tracks import Track
 from memtab_env.errors import MemTabError, RecordError
 
 
@@ -94,21 +95,34 @@ def result_agent(result: dict[str, Any], run: int, path: Path, root: Path) -> Ag
     return AgentSpec(str(model), label, kwargs)
 
 
-def reproduce_game(record: dict[str, Any], players: Sequence[Any]) -> str | None:
+def reproduce_game(record: dict[str, Any], players: Sequence[Any],
+                   track_deal: tuple[Track, int] | None = None) -> str | None:
     """Play ``record``'s game again with ``players[s]`` in seat ``s`` (each reset from the
     game's seed as :func:`memtab_env.play.play_game` does); None when every action is the
-    recorded one, else a sentence naming the first action that differs and its seat."""
+    recorded one, else a sentence naming the first action that differs and its seat.
+
+    With ``track_deal = (track, d)`` the game is dealt as deal ``d`` of ``track`` (its
+    options, its seed for the deal), whatever the record says about its seed, layout or
+    options, and the record's layout must be that deal's."""
     from memtab_env.play import make_raw_env, play_game
 
-    options = {k: v for k, v in record["options"].items() if k != "render_mode"}
-    env = make_raw_env(record["game"], **options)
-    layout = record["layout"] if record.get("deal") == "layout" else None
-    if record.get("seed") is None and layout is None:
-        return "the record names no seed and no layout: its game cannot be dealt again"
+    if track_deal is not None:
+        track, d = track_deal
+        env = make_raw_env(track.game, **track.options)
+        seed, layout = track.seeds(d + 1)[d], None
+    else:
+        options = {k: v for k, v in record["options"].items() if k != "render_mode"}
+        env = make_raw_env(record["game"], **options)
+        seed = record.get("seed")
+        layout = record["layout"] if record.get("deal") == "layout" else None
+        if seed is None and layout is None:
+            return "the record names no seed and no layout: its game cannot be dealt again"
     try:
-        again = play_game(env, list(players), seed=record.get("seed"), layout=layout)
+        again = play_game(env, list(players), seed=seed, layout=layout)
     except Exception as exc:  # an agent that cannot play the recorded position
         return f"the named agents cannot play this game again: {type(exc).__name__}: {exc}"
+    if track_deal is not None and record.get("layout") != again["layout"]:
+        return f"its layout is not deal {track_deal[1]} of track {track_deal[0].key} (seed {seed})"
     recorded, played = record["actions"], again["actions"]
     for k, (a, b) in enumerate(zip(recorded, played, strict=False)):
         if a.get("player") != b["player"] or a.get("action") != b["action"]:
@@ -147,7 +161,7 @@ def reproduce_result(path: Path, result: dict[str, Any], records: Sequence[tuple
         lineup = [agent(specs[int(b["run"])], 0)] + [agent(AgentSpec(b["opponent"]), slot)
                                                      for slot in range(1, track.num_players)]
         players = [lineup[i] for i in b["seats"]]
-        why = reproduce_game(rec, players)
+        why = reproduce_game(rec, players, (track, int(b["deal"])))
         if why is not None:
             raise ResultError(f"{where}: not reproduced by the agent the result names "
                               f"({specs[int(b['run'])].spec!r:.80}, run {b['run']}): {why}")

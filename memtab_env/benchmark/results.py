@@ -39,9 +39,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from memtab_env import untrusted
+from memtab_env.atomic import write_json
 from memtab_env.benchmark.tracks import EVAL_SEED_START, EVAL_SEED_STOP, TRACKS, Track
 from memtab_env.errors import MemTabError
-from memtab_env.record import read_records, write_json_atomic, write_records
+from memtab_env.record import read_records, write_records
 from memtab_env.registry import game_spec
 
 RESULT_FORMAT = "memtab-result/1"
@@ -219,9 +220,9 @@ def validate_result(obj: Any, source: str = "result") -> dict[str, Any]:
     diff_bound = hi - lo
     agent = _need(obj, "agent", dict, source)
     _exact_fields(agent, ("label", "runs"), f"{source}.agent")
-    label = _need(agent, "label", str, f"{source}.agent")
-    if not label or len(label) > 100 or not label.isprintable():
-        raise ResultError(f"{source}.agent.label: {label!r:.60} must be 1 to 100 printable characters")
+    why = label_problem(_need(agent, "label", str, f"{source}.agent"))
+    if why is not None:
+        raise ResultError(f"{source}.agent.label: {why}")
     agent_runs = _need(agent, "runs", list, f"{source}.agent")
     runs = _need(obj, "runs", list, source)
     if not runs or len(runs) != len(agent_runs) or len(runs) > MAX_RUNS:
@@ -277,6 +278,48 @@ def validate_result(obj: Any, source: str = "result") -> dict[str, Any]:
     return obj
 
 
+#: longest agent label
+MAX_LABEL = 100
+#: ASCII look-alikes (after case folding; from the Unicode confusables table, UTS #39),
+#: folded by :func:`label_key`
+_LOOK_ALIKE = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("|", "l"), ("_", "-"))
+
+
+def label_problem(label: str) -> str | None:
+    """None if ``label`` can name an agent, else why not. A label is 1 to
+    :data:`MAX_LABEL` printable ASCII characters (space to ``~``): anything else could
+    read like another label (a Cyrillic ``а`` for a Latin ``a``, a fullwidth ``ｇ``, a
+    zero-width space) and is refused, naming the character and, where Unicode's NFKC
+    form makes it ASCII, what it reads as."""
+    import unicodedata
+
+    if not 1 <= len(label) <= MAX_LABEL:
+        return f"{label!r:.60} must be 1 to {MAX_LABEL} characters, not {len(label)}"
+    for k, c in enumerate(label):
+        if " " <= c <= "~":
+            continue
+        name = unicodedata.name(c, f"U+{ord(c):04X}")
+        plain = unicodedata.normalize("NFKC", c)
+        reads = f", which reads as {plain!r}" if plain.isascii() and plain.isprintable() and plain else ""
+        return (f"{label!r:.60}: character {k} is {c!r} ({name}){reads}; a label is printable ASCII "
+                "(letters, digits, space and ASCII punctuation), so that no two labels read alike")
+    if label != label.strip() or "  " in label:
+        return f"{label!r:.60}: no leading, trailing or double spaces (they cannot be seen on the page)"
+    return None
+
+
+def label_key(label: str) -> str:
+    """What ``label`` reads as: case folded, then the ASCII look-alikes of the Unicode
+    confusables table folded (``0``/``o``, ``1``/``l``/``i``/``|``, ``rn``/``m``,
+    ``vv``/``w``, ``_``/``-``). Two labels with one key are one agent to the leaderboard.
+    The fold errs towards collisions (``i`` and ``l`` are one letter here, because ``I``
+    reads like ``l`` and like ``i``): a submitter whose label collides picks another."""
+    key = label.casefold()
+    for a, b in _LOOK_ALIKE:
+        key = key.replace(a, b)
+    return key
+
+
 def game_score_bounds(track: Track) -> tuple[float, float]:
     """The lowest and highest score a player can have on ``track`` (the game's info)."""
     from memtab_env.registry import load
@@ -320,7 +363,7 @@ def load_result(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def save_result(path: str | os.PathLike[str], result: dict[str, Any]) -> None:
     """Validate and write ``result`` atomically (never a half-written file)."""
-    write_json_atomic(path, validate_result(result, str(path)))
+    write_json(path, validate_result(result, str(path)))
 
 
 def track_of(result: dict[str, Any]) -> Track:

@@ -151,12 +151,10 @@ def plot(summary: dict[str, Any], path: str | Path) -> None:
     ax2.set_title("payoff: row vs column")
     fig.colorbar(im, ax=ax2, fraction=0.046)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp.png")
+    from memtab_env.atomic import atomic_path
+
     try:
-        fig.savefig(tmp, dpi=110)
-        tmp.replace(path)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=110, format="png")
     finally:
         plt.close(fig)
-        tmp.unlink(missing_ok=True)

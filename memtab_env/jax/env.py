@@ -29,9 +29,8 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from memtab_env.errors import InvalidOptionError
+from memtab_env.jax import checks
 from memtab_env.jax.memory import MemoryModel, MemoryState
 from memtab_env.rewards import check_reward_scheme
 
@@ -115,11 +114,8 @@ class Env:
         self.obs_size = game.obs_size
         self.memory_model = MemoryModel(memory, game.num_players, game.num_positions)
         self.reward_scheme = check_reward_scheme(reward)
-        penalty = float(illegal_action_penalty)
-        if not np.isfinite(penalty):
-            raise InvalidOptionError(f"illegal_action_penalty must be finite, got {illegal_action_penalty!r}")
-        self.illegal_action_penalty = penalty
-        self.auto_observe = bool(observe)
+        self.illegal_action_penalty = checks.real(illegal_action_penalty, "illegal_action_penalty")
+        self.auto_observe = checks.flag(observe, "observe")
         self.max_game_length = game.max_game_length
 
     @property
@@ -143,10 +139,8 @@ class Env:
             layout = jnp.asarray(self.game.parse_layout(layout))
         if first_player is None:
             first_player = self.game.first_player
-        elif isinstance(first_player, (int, np.integer)) and not isinstance(first_player, bool):
-            if not 0 <= int(first_player) < self.num_players:
-                raise InvalidOptionError(
-                    f"first_player must be in [0, {self.num_players - 1}], got {first_player!r}")
+        else:
+            first_player = checks.player(first_player, self.num_players, "first_player")
         key = jax.random.key(0) if key is None else key
         return self._start(layout, jnp.asarray(first_player, jnp.int32), key)
 
@@ -172,11 +166,7 @@ class Env:
         """Play ``action`` for the current player (see the module docstring for illegal
         actions and finished games)."""
         game = self.game
-        if isinstance(action, (int, np.integer)) and not -(2**31) <= action < 2**31:
-            action = -1  # beyond int32: out of range like any other
-        action = jnp.asarray(action)
-        if not jnp.issubdtype(action.dtype, jnp.integer):
-            raise InvalidOptionError(f"an action is an integer position, got dtype {action.dtype}")
+        action = checks.action(action, self.num_actions)
         in_range = (action >= 0) & (action < self.num_actions)
         a = jnp.clip(action, 0, self.num_actions - 1).astype(jnp.int32)
         done = state.terminated | state.truncated
@@ -221,22 +211,36 @@ class Env:
         return self._with_observation(out) if self.auto_observe else out
 
     # -- observations ---------------------------------------------------------------
+    def actions(self, actions: Any) -> jax.Array:
+        """A concrete batch of actions (any integer dtype, any shape) as int32, every value
+        outside the action space as -1 (illegal): check int64/uint64 arrays with this before
+        a jitted ``step``, whose boundary would otherwise wrap them (:mod:`memtab_env.jax.checks`)."""
+        return checks.actions(actions, self.num_actions)
+
     def remembered_mask(self, state: State, player: jax.Array) -> jax.Array:
-        """bool[P]: face-down positions whose card ``player`` remembers."""
-        return self.memory_model.remembered(state.memory, player, self.game.face_down(state.game))
+        """bool[P]: face-down positions whose card ``player`` remembers (a concrete
+        ``player`` is range-checked, a traced one is not: :mod:`memtab_env.jax.checks`)."""
+        return self._remembered(state, checks.player(player, self.num_players))
 
     def observe(self, state: State, player: jax.Array) -> jax.Array:
-        """``player``'s flat int8 observation (the numba encoder's layout and values)."""
-        return self.game.encode(state.game, player, self.remembered_mask(state, player))
+        """``player``'s flat int8 observation (the numba encoder's layout and values); a
+        concrete ``player`` is range-checked, a traced one is not (:mod:`memtab_env.jax.checks`)."""
+        return self._observe(state, checks.player(player, self.num_players))
 
     def observe_all(self, state: State) -> jax.Array:
         """int8[n, obs]: every player's observation (the multi-agent view for self-play)."""
-        return jax.vmap(lambda p: self.observe(state, p))(jnp.arange(self.num_players))
+        return jax.vmap(lambda p: self._observe(state, p))(jnp.arange(self.num_players))
+
+    def _remembered(self, state: State, player: jax.Array) -> jax.Array:
+        return self.memory_model.remembered(state.memory, player, self.game.face_down(state.game))
+
+    def _observe(self, state: State, player: jax.Array) -> jax.Array:
+        return self.game.encode(state.game, player, self._remembered(state, player))
 
     def _with_observation(self, state: State) -> State:
         if not self.auto_observe:
             return state
-        return state.replace(observation=self.observe(state, state.current_player))
+        return state.replace(observation=self._observe(state, state.current_player))
 
 
 def auto_reset(step_fn: Callable[[Any, jax.Array], Any], init_fn: Callable[[jax.Array], Any]

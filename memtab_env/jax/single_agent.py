@@ -44,6 +44,7 @@ import jax.numpy as jnp
 
 from memtab_env.errors import InvalidOptionError
 from memtab_env.gym_env import MAX_REDEALS
+from memtab_env.jax import checks
 from memtab_env.jax.env import Env, State, uniform_legal
 
 OPPONENTS = ("random", "greedy", "pool")
@@ -254,8 +255,8 @@ class SingleAgentEnv:
             learner = self.learner_seat
         key = jax.random.key(0) if key is None else key
         env_key, play_key, key = jax.random.split(key, 3)
+        seat = checks.player(learner, n, "learner")
         es = self.env.init_from_layout(layout, key=env_key)
-        seat = jnp.int32(learner)
         seen = jnp.full((n, p), -1, jnp.int8)
         seats = self._new_pool_seats(jax.random.fold_in(env_key, 1), pool)
         es, seen, seats, _, _ = self._play_opponents(es, seen, seats, seat, play_key, pool)

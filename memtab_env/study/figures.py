@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from memtab_env.atomic import atomic_path
+
 # The axis stops here (the tables give every score): a seed that collapsed
 # far below random play would otherwise squash every other curve flat.
 FLOOR = -1.0
@@ -83,7 +85,10 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
                               + (f"\naxis clipped at {FLOOR:g}" if clipped else ""))
         fig.tight_layout()
         path = out_dir / f"{track}.png"
-        fig.savefig(path, dpi=110, metadata={"Software": None})
-        plt.close(fig)
+        try:
+            with atomic_path(path) as tmp:
+                fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
+        finally:
+            plt.close(fig)
         paths.append(path)
     return paths

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from memtab_env.atomic import write_json, write_text
 from memtab_env.study import (
     RUN_FORMAT,
     Study,
@@ -196,9 +198,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         "steps_per_second": round(trainer.timesteps * len(study.seeds) / max(seconds, 1e-9), 1),
         "platform": platform_info(),
     }
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
-    tmp.replace(path)
+    write_json(path, run, indent=1, sort_keys=True)
     log(f"{track_id} {memory} {model}: final IQM {_iqm([f['score'] for f in final]):+.3f} "
         f"({seconds:.0f} s, {run['steps_per_second']:.0f} steps/s)")
     return run
@@ -219,10 +219,12 @@ def _iqm(xs: Sequence[float]) -> float:
 
 
 def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
-           results_dir: Path = Path("results")) -> None:
+           results_dir: Path = Path("results"), study: Study | None = None,
+           config: str | Path | None = None) -> None:
     """Figures and the leaderboard (rebuilt from ``results_dir``, whose ``study/`` holds
-    the run files), from the run files under ``out_dir``."""
-    runs = collect_runs(out_dir)
+    the run files), from the run files under ``out_dir``, audited against ``study``
+    (read from ``config``) when given."""
+    runs = collect_runs(out_dir, study, results_dir)
     if figures_dir is not None:
         from memtab_env.study.figures import draw_curves
 
@@ -231,8 +233,8 @@ def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
     if leaderboard is not None:
         from memtab_env.benchmark.leaderboard import build
 
-        text, _ = build(results_dir, leaderboard)
-        leaderboard.write_text(text)
+        text, _ = build(results_dir, leaderboard, study_config=config)
+        write_text(leaderboard, text)
         print(f"rebuilt {leaderboard}")
 
 
@@ -264,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     continue
                 run_cell(study, track, memory, model, out, results)
         report(out, Path(args.figures) if args.figures else None,
-               Path(args.leaderboard) if args.leaderboard else None, results)
+               Path(args.leaderboard) if args.leaderboard else None, results, study, args.config)
     except StudyError as exc:
         print(f"memtab study: {exc}")
         return 2

@@ -11,8 +11,8 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
-from memtab_env.record import write_json_atomic
-from memtab_env.train.manifest import Manifest, write_atomic
+from memtab_env.atomic import write_json, write_with
+from memtab_env.train.manifest import Manifest
 
 
 class GameStats(BaseCallback):
@@ -92,12 +92,12 @@ class Checkpoints(BaseCallback):
         replay = None
         if hasattr(model, "replay_buffer") and model.replay_buffer is not None:
             replay = self.directory / f"replay_buffer_{step:012d}.pkl"
-            write_atomic(replay, model.save_replay_buffer)
+            write_with(replay, model.save_replay_buffer)
             self.manifest.add(replay)
         pool = [p.name for p in pool_paths(self.pool_dir, self.manifest)] if self.pool_dir else []
         latest = {"step": step, "model": path.name, "replay_buffer": replay.name if replay else None,
                   "pool": pool}
-        write_json_atomic(self.directory / "latest.json", latest, indent=2)
+        write_json(self.directory / "latest.json", latest, indent=2)
         old = sorted(self.directory.glob("step_*.zip"))[: -self.keep]
         old += sorted(self.directory.glob("replay_buffer_*.pkl"))[: -self.keep]
         self.manifest.remove(old)
@@ -154,6 +154,6 @@ def pool_paths(pool_dir: Path | None, manifest: Manifest) -> list[Path]:
 def atomic_save(model: Any, path: Path, manifest: Manifest | None = None) -> None:
     """``model.save`` under a temporary name (one no glob of the run matches), renamed onto
     ``path``, then recorded in ``manifest``."""
-    write_atomic(path, model.save)
+    write_with(path, model.save)
     if manifest is not None:
         manifest.add(path)

@@ -121,6 +121,6 @@ def print_table(report: dict[str, Any], title: str) -> None:
 
 def write_eval(report: dict[str, Any], path: Path) -> None:
     """Write ``report`` as JSON at ``path`` (folders created, the file replaced whole)."""
-    from memtab_env.record import write_json_atomic
+    from memtab_env.atomic import write_json
 
-    write_json_atomic(path, report, indent=2)
+    write_json(path, report, indent=2)

@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from memtab_env.atomic import write_json
 from memtab_env.train.config import Config, ConfigError, ppo_config
-from memtab_env.train.manifest import Manifest, write_atomic
+from memtab_env.train.manifest import Manifest
 
 
 def checkpoint_config(path: str | Path) -> Config:
@@ -69,15 +70,13 @@ def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any]
         step = trainer.timesteps
         policy_path = ckpt_dir / f"step_{step:012d}.zip"
         state_path = ckpt_dir / f"state_{step:012d}.eqx"
-        write_atomic(policy_path, lambda tmp: save(tmp, trainer.policies()[0], config))
-        write_atomic(state_path, lambda tmp: save_runner(tmp, trainer.runner))
+        save(policy_path, trainer.policies()[0], config)
+        save_runner(state_path, trainer.runner)
         manifest.add(policy_path)
         manifest.add(state_path)
-        from memtab_env.record import write_json_atomic
-
-        write_json_atomic(ckpt_dir / "latest.json", {"step": step, "model": policy_path.name,
-                                                     "replay_buffer": None, "pool": [],
-                                                     "state": state_path.name}, indent=2)
+        write_json(ckpt_dir / "latest.json", {"step": step, "model": policy_path.name,
+                                              "replay_buffer": None, "pool": [],
+                                              "state": state_path.name}, indent=2)
         old = sorted(ckpt_dir.glob("step_*.zip"))[: -cfg.keep_checkpoints]
         old += sorted(ckpt_dir.glob("state_*.eqx"))[: -cfg.keep_checkpoints]
         manifest.remove(old)
@@ -127,6 +126,6 @@ def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any]
     seconds = time.perf_counter() - t0
     checkpoint()  # before the final model, whose presence marks the run finished
     model_path = run_dir / "model.zip"
-    write_atomic(model_path, lambda tmp: save(tmp, trainer.policies()[0], config))
+    save(model_path, trainer.policies()[0], config)
     manifest.add(model_path)
     return model_path, trainer.timesteps - start_steps, seconds, trainer.timesteps

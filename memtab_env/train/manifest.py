@@ -13,20 +13,16 @@ unlisted files of those names at the start of a run or a resume.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from memtab_env import untrusted
-from memtab_env.record import write_json_atomic
+from memtab_env.atomic import TMP_PREFIX, write_json
 from memtab_env.train.config import ConfigError
 
 FORMAT = "memtab-run-manifest/1"
 NAME = "manifest.json"
-#: the prefix of every temporary file a run writes
-TMP_PREFIX = ".tmp."
 #: the files a run owns in its folder (relative path patterns)
 OWNED = re.compile(r"(checkpoints/(step_\d{12}\.zip|replay_buffer_\d{12}\.pkl|state_\d{12}\.eqx)"
                    r"|pool/snapshot_\d{12}\.zip"
@@ -37,23 +33,6 @@ _HEX = re.compile(r"[0-9a-f]{64}")
 def sha256(path: Path) -> str:
     """SHA-256 (hex) of the regular file ``path``."""
     return untrusted.sha256(path, ConfigError)
-
-
-def tmp_path(path: Path) -> Path:
-    """The temporary name of ``path`` while it is written (same folder and suffix)."""
-    return path.with_name(f"{TMP_PREFIX}{os.getpid()}.{path.name}")
-
-
-def write_atomic(path: Path, write: Callable[[Path], Any]) -> None:
-    """``write(tmp)`` then rename ``tmp`` onto ``path`` (the temporary file is removed if
-    ``write`` fails)."""
-    tmp = tmp_path(path)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 class Manifest:
@@ -87,7 +66,7 @@ class Manifest:
         return cls(run_dir, files)
 
     def save(self) -> None:
-        write_json_atomic(self.path, {"format": FORMAT, "files": dict(sorted(self.files.items()))}, indent=1)
+        write_json(self.path, {"format": FORMAT, "files": dict(sorted(self.files.items()))}, indent=1)
 
     def _rel(self, path: Path) -> str:
         return Path(path).resolve().relative_to(self.run_dir.resolve()).as_posix()

@@ -303,7 +303,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
     seed_everything(cfg.seed, cfg.torch_threads)
 
     # -- run folder --------------------------------------------------------------------
-    from memtab_env.train.manifest import Manifest, clean_leftovers, write_atomic
+    from memtab_env.atomic import write_text
+    from memtab_env.train.manifest import Manifest, clean_leftovers
 
     run_dir = resume_dir or Path(cfg.runs_dir) / run_name(cfg)
     ckpt_dir = run_dir / "checkpoints"
@@ -315,7 +316,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
     for p in clean_leftovers(run_dir, manifest):
         print(f"removed {p} (left by an interrupted write, or not written by this run)")
     config_text = _config_text(run_dir, cfg, command, resume_dir is not None)
-    write_atomic(run_dir / "config.yaml", lambda tmp: tmp.write_text(config_text))
+    write_text(run_dir / "config.yaml", config_text)
     tb_dir = str(run_dir / "tensorboard") if cfg.tensorboard else None
 
     # -- learn -------------------------------------------------------------------------

@@ -11,6 +11,16 @@ import numpy as np
 from memtab_env.errors import InvalidOptionError
 
 ENCODERS = ("set", "kinds", "flat")
+#: the largest value of every size field: a config (a checkpoint's included) beyond them is
+#: refused before any network is built or any game dealt
+LIMITS: dict[str, int] = {
+    "recurrent_size": 1024, "num_layers": 8, "set_layers": 8, "pool_size": 1000,
+    "snapshot_every": 1_000_000, "num_envs": 1 << 20, "num_steps": 1 << 16,
+    "total_timesteps": 10**13, "update_epochs": 1000, "num_minibatches": 1 << 20,
+    "num_devices": 4096, "seed": 2**63 - 1,
+}
+#: the largest integer value in ``memory_kwargs`` (window sizes and the like)
+MAX_MEMORY_KWARG = 4096
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,20 +91,34 @@ class PPOConfig:
         return max(1, self.total_timesteps // (self.num_envs * self.num_steps))
 
     def check(self) -> PPOConfig:
-        """Raise :class:`InvalidOptionError` naming a bad field."""
-        for name in ("num_envs", "num_steps", "total_timesteps", "recurrent_size", "num_layers",
-                     "update_epochs", "num_minibatches", "pool_size", "snapshot_every"):
+        """Raise :class:`InvalidOptionError` naming a bad field: every field of its type,
+        every size within :data:`LIMITS`."""
+        for name in ("env_id", "opponents", "encoder", "memory_model"):
+            if not isinstance(getattr(self, name), str):
+                raise InvalidOptionError(f"{name} must be a string, got {getattr(self, name)!r:.60}")
+        for name in ("anneal_lr", "normalize_reward", "latch_init"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidOptionError(f"{name} must be true or false, got {getattr(self, name)!r:.60}")
+        for name in ("env_options", "memory_kwargs"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidOptionError(f"{name} must be a positive integer, got {value!r}")
+            if not isinstance(value, dict) or not all(
+                    isinstance(k, str) and isinstance(v, (str, int, float, bool, type(None)))
+                    for k, v in value.items()):
+                raise InvalidOptionError(f"{name} must be an object of plain values, got {value!r:.80}")
+        for k, v in self.memory_kwargs.items():
+            if isinstance(v, (int, float)) and not abs(v) <= MAX_MEMORY_KWARG:
+                raise InvalidOptionError(f"memory_kwargs.{k} must be at most {MAX_MEMORY_KWARG}, got {v!r}")
+        if self.learner_seat != "random" and (isinstance(self.learner_seat, bool)
+                                              or not isinstance(self.learner_seat, int)):
+            raise InvalidOptionError(f"learner_seat must be 'random' or an integer, "
+                                     f"got {self.learner_seat!r:.60}")
+        for name, top in LIMITS.items():
+            value = getattr(self, name)
+            low = 0 if name in ("seed", "num_devices") else 1
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= top:
+                raise InvalidOptionError(f"{name} must be an integer in [{low}, {top}], got {value!r:.60}")
         if self.encoder not in ENCODERS:
             raise InvalidOptionError(f"encoder must be one of {list(ENCODERS)}, got {self.encoder!r}")
-        if isinstance(self.num_devices, bool) or not isinstance(self.num_devices, int) \
-                or self.num_devices < 0:
-            raise InvalidOptionError(f"num_devices must be 0 (every device) or a positive integer, "
-                                     f"got {self.num_devices!r}")
-        if not isinstance(self.latch_init, bool):
-            raise InvalidOptionError(f"latch_init must be true or false, got {self.latch_init!r}")
         if self.latch_init and (self.encoder != "kinds" or self.memory_model != "GRU"):
             raise InvalidOptionError(
                 f"latch_init needs encoder 'kinds' and memory_model 'GRU', got encoder "
@@ -106,7 +130,8 @@ class PPOConfig:
         for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef",
                      "max_grad_norm"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) \
+                    or value < 0:
                 raise InvalidOptionError(f"{name} must be a finite number >= 0, got {value!r}")
         return self
 
