@@ -38,7 +38,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(missing_message(exc, "memtab_env.jax")) from exc
 
-from memtab_env.errors import InvalidOptionError
+from memtab_env.errors import InvalidOptionError, unknown_option_error
 from memtab_env.jax.env import Env, State, auto_reset, auto_reset_batch, shuffle, uniform_legal
 from memtab_env.jax.single_agent import SingleAgentEnv, SingleAgentState
 from memtab_env.registry import GAMES as _REGISTRY
@@ -75,9 +75,7 @@ def _game(env_id: str, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     game_opts = {k: v for k, v in options.items() if k not in _ENV_OPTIONS}
     unknown = sorted(set(game_opts) - set(game_params))
     if unknown:
-        raise InvalidOptionError(
-            f"unknown option(s) {unknown} for the JAX {env_id}; allowed: "
-            f"{sorted([*_ENV_OPTIONS, *game_params])}")
+        raise unknown_option_error(unknown, f"the JAX {env_id}", sorted([*_ENV_OPTIONS, *game_params]))
     return cls(**game_opts), env_opts
 
 
