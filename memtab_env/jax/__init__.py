@@ -1,15 +1,17 @@
 """JAX backend: MemTab and Pelmanism as pure functions for ``jit`` and ``vmap``, on CPU
 and accelerators (optional extra ``memtab-env[jax]``).
 
-pgx-style functional API, the same rules, observations and rewards as the numba engine
-(held equal flip for flip by ``tests/test_jax_backend.py``)::
+pgx's v2 functional API (:mod:`memtab_env.jax.env`), the same rules, observations and
+rewards as the numba engine (held equal flip for flip by ``tests/test_jax_backend.py``);
+:mod:`memtab_env.jax.gymnax` is the gymnax interface (the ``gymnax`` extra)::
 
     import jax, memtab_env.jax as mj
 
     env = mj.make("MemTab-v0", num_players=2, memory="none")
     state = env.init(jax.random.key(0))              # or env.init_from_layout(record["layout"])
-    state = env.step(state, action)                  # State: current_player, observation,
-                                                     # legal_action_mask, rewards, terminated, truncated
+    state = env.step(state, action)                  # or step(state, action, key); State:
+                                                     # current_player, observation, legal_action_mask,
+                                                     # rewards, terminated, truncated
     keys = jax.random.split(jax.random.key(1), 4096)
     batch = jax.vmap(env.init)(keys)                 # 4096 games
     batch = jax.jit(jax.vmap(env.step))(batch, actions)
