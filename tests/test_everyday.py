@@ -3,6 +3,7 @@ with the install line from the checkout (``pip install -e ".[extra]"``)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -95,3 +96,29 @@ def test_every_extra_named_exists() -> None:
 
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert set(MODULE_EXTRAS.values()) <= set(extras)
+
+
+def test_the_checkout_imports_without_the_editable_finder(tmp_path: Path) -> None:
+    """As with a regular (non-editable) install run from inside the checkout: Python finds
+    memtab_env in the working directory, where agents/ and configs/ are top-level folders."""
+    code = ("import sys; sys.path[:] = [sys.argv[1], *sys.argv[2:]]; import memtab_env, memtab_env.agents, "
+            "memtab_env.configs; print(memtab_env.__file__, memtab_env.agents.__file__)")
+    # -S: no .pth files, so no editable-install finder; the dependencies' folders by hand
+    proc = subprocess.run([sys.executable, "-S", "-c", code, str(ROOT), *[p for p in sys.path if p]],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    expected = [str(ROOT / "memtab_env" / "__init__.py"), str(ROOT / "agents" / "__init__.py")]
+    assert proc.stdout.split() == expected
+
+
+def test_numba_caches_outside_the_package(tmp_path: Path) -> None:
+    code = "import memtab_env, os; from numba.core import config; print(config.CACHE_DIR)"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert proc.stdout.strip() == str(tmp_path / "memtab-env" / "numba"), proc.stderr
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")  # the user's choice wins
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert proc.stdout.strip() == str(tmp_path / "mine"), proc.stderr

@@ -114,3 +114,11 @@ def test_purejaxrl_example_trains_with_masked_logits(monkeypatch: pytest.MonkeyP
     assert metrics["illegal_actions"].sum() == 0 and metrics["episodes"].sum() > 0
     assert np.isfinite(metrics["value_loss"]).all() and (metrics["entropy"] > 0).all()
     assert (metrics["mean_return"][metrics["episodes"] > 0] <= -3).all()  # three pairs: three turns at least
+
+
+def test_docs_gymnax_example_runs() -> None:
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "jax.md").read_text(), re.S)
+    (code,) = [b for b in blocks if "memtab_env.jax import gymnax" in b]
+    exec(compile(code, "docs/jax.md", "exec"), {})  # noqa: S102 - our own docs
