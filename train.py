@@ -1,9 +1,9 @@
 """Train a policy for a memtab-env game with Stable-Baselines3, then evaluate it.
 
     python train.py --config configs/quick.yaml
-    python train.py --config configs/quick.yaml --total_timesteps 50_000 --set seed=3
+    python train.py --config configs/quick.yaml --total-timesteps 50_000 --set seed=3
     python train.py --resume runs/<run_name>            # or just --resume: the latest run
-    python train.py --evaluate agents/policies/ppo_memtab.zip --eval_games 2000
+    python train.py --evaluate agents/policies/ppo_memtab.zip --eval-games 2000
 
 The same as ``memtab train`` (the installed command): the trainer lives in
 :mod:`memtab_env.train` (config, opponents, vector envs, model, callbacks, evaluation),

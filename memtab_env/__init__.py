@@ -9,7 +9,42 @@ the supported floor in ``pyproject.toml``) build the envs from their modules:
 
 from __future__ import annotations
 
+import os
+import sys
+
 __version__ = "0.1.0"
+
+
+def _numba_cache_dir() -> None:
+    """numba's ``cache=True`` files go to a user cache directory, never beside the
+    installed modules (``site-packages``, where ``pip uninstall`` would leave them):
+    ``$NUMBA_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/memtab-env/numba`` (default
+    ``~/.cache/memtab-env/numba``). Set before the engines compile; numba reads the
+    variable when it is imported, and its config when it caches."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = os.path.join(base, "memtab-env", "numba")
+    os.environ["NUMBA_CACHE_DIR"] = path
+    config = sys.modules.get("numba.core.config")
+    if config is not None and not config.CACHE_DIR:  # numba was imported first
+        config.CACHE_DIR = path
+
+
+def _checkout_layout() -> None:
+    """Imported from a checkout (the working directory comes first on ``sys.path``, also
+    with a regular install), the top-level ``agents/`` and ``configs/`` folders are
+    ``memtab_env.agents`` and ``memtab_env.configs``, as setup.py maps them for installs."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    if (not os.path.isdir(os.path.join(here, "agents"))
+            and os.path.isfile(os.path.join(root, "setup.py"))
+            and os.path.isfile(os.path.join(root, "agents", "__init__.py"))):
+        __path__.append(root)  # type: ignore[name-defined]  # noqa: F821
+
+
+_numba_cache_dir()
+_checkout_layout()
 
 from memtab_env.errors import (  # noqa: E402
     GameOverError,

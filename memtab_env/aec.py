@@ -31,6 +31,7 @@ from memtab_env.errors import (
     NotResetError,
     check_finite,
     check_seed,
+    unknown_option_error,
 )
 from memtab_env.games.base import Game, Transition
 from memtab_env.memory import Memory, parse_memory
@@ -80,9 +81,7 @@ class MemoryGameEnv(AECEnv, EzPickle):
         if unknown:
             allowed = sorted(["memory", "reward", "render_mode", "render_positions",
                               *engine_cls.default_options])
-            raise InvalidOptionError(
-                f"unknown option(s) {unknown} for {self.game_spec.env_id}; allowed: {allowed}"
-            )
+            raise unknown_option_error(unknown, self.game_spec.env_id, allowed)
         self.game: Game = engine_cls(**game_options)
         self.encoder = load(self.game_spec.encoder)(self.game)
         self.memory_spec = parse_memory(memory)

@@ -7,16 +7,21 @@ Subcommands:
   optionally write one record per game.
 - ``memtab replay``: check that record files replay through the rules engine.
 - ``memtab evaluate`` / ``tournament`` / ``leaderboard``: the benchmark protocol
-  (``BENCHMARK.md``).
+  (``BENCHMARK.md``; the ``eval`` extra).
 - ``memtab train``: train and evaluate a policy (:mod:`memtab_env.train`; the ``train``
-  extra); ``memtab train --config quick`` runs a shipped config.
+  extra, or only ``jax`` for ``algo: jax_ppo``); ``memtab train --config quick`` runs a
+  shipped config.
 - ``memtab study``: the memory study (:mod:`memtab_env.study`; the ``study`` extra).
 - ``memtab site``: the static benchmark site, built from ``results/`` (:mod:`memtab_env.site`).
+
+play, simulate and replay need only the core install; every command's ``--help`` works
+on it, and a command that needs an extra says which before it starts.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from importlib import import_module
@@ -37,6 +42,29 @@ EXTERNAL = {
     "study": "memtab_env.study.run:study_main",
     "site": "memtab_env.site.build:site_main",
 }
+
+
+#: what a subcommand needs beyond the core install: checked before it starts working (its
+#: ``--help`` needs nothing); ``train`` checks its algorithm's stack itself (torch and
+#: Stable-Baselines3 from ``train``, or jax from ``jax`` for ``algo: jax_ppo``)
+NEEDS = {
+    "evaluate": ("scipy",),
+    "tournament": ("scipy", "openskill"),
+    "leaderboard": ("scipy",),
+    "study": ("jax", "memax", "scipy", "matplotlib"),
+}
+
+
+def missing_extra(cmd: str) -> str | None:
+    """The message naming the extra that ``memtab cmd`` needs and lacks, or None."""
+    from memtab_env.extras import missing_message
+
+    for module in NEEDS.get(cmd, ()):
+        try:
+            import_module(module)
+        except ModuleNotFoundError as exc:
+            return missing_message(exc, f"memtab {cmd}", extra="study" if cmd == "study" else None)
+    return None
 
 
 def simulate_main(argv: Sequence[str]) -> int:
@@ -151,11 +179,21 @@ def replay_main(argv: Sequence[str]) -> int:
 COMMANDS = {"simulate": simulate_main, "replay": replay_main}
 
 
+def plain(text: str) -> str:
+    """``text`` without reST markup (``literal`` and :role:`target`), for terminals."""
+    text = re.sub(r":[a-z]+:`~?([^`<]*?)\s*(?:<[^>]*>)?`", r"\1", text)
+    return text.replace("``", "")
+
+
 def main(argv: Sequence[str] | None = None) -> Any:
     argv = list(sys.argv[1:] if argv is None else argv)
     names = sorted([*COMMANDS, *EXTERNAL])
-    if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: memtab {{{','.join(names)}}} ...\n\n{__doc__}")
+    usage = f"usage: memtab [-h] [--version] {{{','.join(names)}}} ..."
+    if not argv:  # argparse's convention for a missing subcommand
+        print(f"{usage}\nmemtab: error: a command is required (memtab --help lists them)", file=sys.stderr)
+        return 2
+    if argv[0] in ("-h", "--help"):
+        print(f"{usage}\n\n{plain(__doc__ or '')}")
         return 0
     if argv[0] == "--version":
         print(f"memtab-env {__version__}")
@@ -165,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> Any:
         if cmd in COMMANDS:
             return COMMANDS[cmd](rest)
         if cmd in EXTERNAL:
+            if not {"-h", "--help"} & set(rest) and (message := missing_extra(cmd)) is not None:
+                print(message, file=sys.stderr)
+                return 2
             module, _, func = EXTERNAL[cmd].partition(":")
             try:
                 return getattr(import_module(module), func)(rest)

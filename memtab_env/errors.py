@@ -32,6 +32,20 @@ class VersionNotFoundError(InvalidOptionError):
     """A version of an env id that never existed (as ``gymnasium.error.VersionNotFound``)."""
 
 
+class UnknownOptionError(InvalidOptionError, TypeError):
+    """A keyword option the env or engine does not take. Also a ``TypeError``, as Python
+    raises for an unexpected keyword argument: libraries that probe keywords (TorchRL's
+    ``GymEnv`` tries ``frameskip``, then retries without it on ``TypeError``) work."""
+
+
+def unknown_option_error(unknown: list[str], where: str, allowed: list[str]) -> UnknownOptionError:
+    """The error for keyword options nobody takes: it names them, in Python's own words
+    too (``unexpected keyword argument 'x'``, the phrase probing libraries match), and
+    what is allowed."""
+    said = ", ".join(f"unexpected keyword argument {name!r}" for name in unknown)
+    return UnknownOptionError(f"unknown option(s) {unknown} for {where} ({said}); allowed: {allowed}")
+
+
 class NotResetError(MemTabError, RuntimeError):
     """An env was stepped or observed before its first ``reset()``."""
 

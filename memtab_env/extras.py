@@ -27,6 +27,11 @@ MODULE_EXTRAS = {
     "optax": "jax",
     "equinox": "jax",
     "memax": "jax",
+    "gymnax": "gymnax",
+    "flax": "gymnax",
+    "six": "gymnax",
+    "pgx": "dev",
+    "torchrl": "dev",
 }
 
 

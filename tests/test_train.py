@@ -458,5 +458,5 @@ def test_resume_of_a_finished_run_says_so(tmp_path: Path) -> None:
     before = (run / "model.zip").stat().st_mtime_ns
     proc = run_train(["--resume", str(run)], tmp_path)
     assert "already finished: 256 steps of total_timesteps 256; nothing to resume" in proc.stdout
-    assert "--total_timesteps N with N > 256" in proc.stdout
+    assert "--total-timesteps N with N > 256" in proc.stdout
     assert (run / "model.zip").stat().st_mtime_ns == before

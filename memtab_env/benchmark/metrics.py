@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 #: two-sided 95 % normal quantile
 Z95 = 1.959963984540054
@@ -106,12 +105,16 @@ def mean_interval(values: Sequence[float] | np.ndarray, level: float = 0.95
     m = float(x.mean())
     if x.size < 2:
         return m, None, None
+    from scipy import stats  # the eval extra (imported here: the commands' --help needs none)
+
     half = float(stats.t.ppf(0.5 + level / 2, x.size - 1)) * float(x.std(ddof=1)) / math.sqrt(x.size)
     return m, m - half, m + half
 
 
 def iqm(scores: np.ndarray, axis: int | None = None) -> Any:
     """Interquartile mean: the mean of the middle 50 % (``scipy.stats.trim_mean``, 0.25)."""
+    from scipy import stats
+
     return stats.trim_mean(scores, proportiontocut=0.25, axis=axis)
 
 

@@ -1,15 +1,17 @@
 """JAX backend: MemTab and Pelmanism as pure functions for ``jit`` and ``vmap``, on CPU
 and accelerators (optional extra ``memtab-env[jax]``).
 
-pgx-style functional API, the same rules, observations and rewards as the numba engine
-(held equal flip for flip by ``tests/test_jax_backend.py``)::
+pgx's v2 functional API (:mod:`memtab_env.jax.env`), the same rules, observations and
+rewards as the numba engine (held equal flip for flip by ``tests/test_jax_backend.py``);
+:mod:`memtab_env.jax.gymnax` is the gymnax interface (the ``gymnax`` extra)::
 
     import jax, memtab_env.jax as mj
 
     env = mj.make("MemTab-v0", num_players=2, memory="none")
     state = env.init(jax.random.key(0))              # or env.init_from_layout(record["layout"])
-    state = env.step(state, action)                  # State: current_player, observation,
-                                                     # legal_action_mask, rewards, terminated, truncated
+    state = env.step(state, action)                  # or step(state, action, key); State:
+                                                     # current_player, observation, legal_action_mask,
+                                                     # rewards, terminated, truncated
     keys = jax.random.split(jax.random.key(1), 4096)
     batch = jax.vmap(env.init)(keys)                 # 4096 games
     batch = jax.jit(jax.vmap(env.step))(batch, actions)
@@ -38,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(missing_message(exc, "memtab_env.jax")) from exc
 
-from memtab_env.errors import InvalidOptionError
+from memtab_env.errors import InvalidOptionError, unknown_option_error
 from memtab_env.jax.env import Env, State, auto_reset, auto_reset_batch, shuffle, uniform_legal
 from memtab_env.jax.single_agent import SingleAgentEnv, SingleAgentState
 from memtab_env.registry import GAMES as _REGISTRY
@@ -75,9 +77,7 @@ def _game(env_id: str, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     game_opts = {k: v for k, v in options.items() if k not in _ENV_OPTIONS}
     unknown = sorted(set(game_opts) - set(game_params))
     if unknown:
-        raise InvalidOptionError(
-            f"unknown option(s) {unknown} for the JAX {env_id}; allowed: "
-            f"{sorted([*_ENV_OPTIONS, *game_params])}")
+        raise unknown_option_error(unknown, f"the JAX {env_id}", sorted([*_ENV_OPTIONS, *game_params]))
     return cls(**game_opts), env_opts
 
 

@@ -5,24 +5,34 @@ pgx-style::
 
     env = memtab_env.jax.make("MemTab-v0", num_players=2, memory="none")
     state = env.init(jax.random.key(0))
-    state = env.step(state, action)          # jit and vmap both
+    state = env.step(state, action)          # jit and vmap both; or step(state, action, key)
     obs = env.observe(state, player)         # any player's flat int8 observation
+
+It follows pgx's v2 API (``pgx.core.Env``): ``step(state, action, key=None)``, the
+properties ``id``, ``version``, ``num_players``, ``num_actions`` and
+``observation_shape``, and a finished game's ``legal_action_mask`` all True (so that a
+masked softmax never meets an empty mask; any action then changes nothing), so pgx's
+loops and ``pgx.experimental.auto_reset(env.step, env.init)`` run on it unchanged.
+``observe(state, player)``, :meth:`Env.observe_all` and :meth:`Env.init_from_layout`
+are additions.
 
 :class:`State` fields: ``current_player``, ``observation`` (of the current player),
 ``legal_action_mask`` (bool, the current player's), ``rewards`` (float32, one per player:
 this step's rewards under the env's reward scheme, as the AEC env's ``rewards``),
 ``terminated``, ``truncated``, plus the game's own state, the memory state, the flip count
-and a key (for ``decay``).
+and a key (for ``decay``, when ``step`` is given none).
 
 Illegal actions inside jit follow pgx's convention: the game ends (``terminated``), the
 offender gets ``illegal_action_penalty`` (default -1) and every other player 0, the game
-itself is left as it was. This is what PettingZoo's ``env()`` does; the numba APIs keep
+itself is left as it was (pgx also pays every other player ``-penalty``; PettingZoo's
+``env()`` pays them 0, as here). This is what PettingZoo's ``env()`` does; the numba APIs keep
 their own conventions (``raw_env`` raises, the Gymnasium view penalises). A step on a
 finished game changes nothing and gives zero rewards.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable
 from typing import Any
@@ -122,6 +132,25 @@ class Env:
     def memory(self) -> str:
         return str(self.memory_model.spec)
 
+    # -- pgx's descriptive properties -----------------------------------------------
+    @property
+    def id(self) -> str:
+        """The env id (``"MemTab-v0"``), as ``pgx.core.Env.id``."""
+        from memtab_env.registry import game_spec
+
+        return game_spec(self.game.name).env_id
+
+    @property
+    def version(self) -> str:
+        """The id's version (``"v0"``), as ``pgx.core.Env.version``."""
+        return self.id.rpartition("-")[2]
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        """The shape of one observation, ``(obs_size,)`` (also with ``observe=False``,
+        where ``state.observation`` stays empty and :meth:`observe` builds it)."""
+        return (self.obs_size,)
+
     # -- construction ---------------------------------------------------------------
     def init(self, key: jax.Array) -> State:
         """A new game dealt from ``key`` (a uniform permutation; other streams than the
@@ -162,10 +191,14 @@ class Env:
         return self._with_observation(state)
 
     # -- the transition -------------------------------------------------------------
-    def step(self, state: State, action: jax.Array) -> State:
+    def step(self, state: State, action: jax.Array, key: jax.Array | None = None) -> State:
         """Play ``action`` for the current player (see the module docstring for illegal
-        actions and finished games)."""
+        actions and finished games). ``key`` (pgx's v2 signature) is the randomness of
+        the transition: ``decay``'s forgetting draws from it when given, else from the
+        state's key; the other memory models draw nothing."""
         game = self.game
+        # the observation is rebuilt from the new state below, never selected
+        state = state.replace(observation=jnp.zeros(0, jnp.int8))
         action = checks.action(action, self.num_actions)
         in_range = (action >= 0) & (action < self.num_actions)
         a = jnp.clip(action, 0, self.num_actions - 1).astype(jnp.int32)
@@ -174,7 +207,9 @@ class Env:
         actor = state.current_player
 
         gs, turn_over = game.step(state.game, a)
-        key, forget_key = jax.random.split(state.key) if self.memory_model.random else (state.key, None)
+        next_key, forget_key = state.key, None
+        if self.memory_model.random:
+            next_key, forget_key = jax.random.split(state.key) if key is None else (state.key, key)
         uniforms = None
         if forget_key is not None:
             uniforms = jax.random.uniform(forget_key, (self.num_players, game.num_positions))
@@ -198,16 +233,16 @@ class Env:
             step_count=count,
             game=gs,
             memory=mem,
-            key=key,
+            key=next_key,
         )
         illegal = state.replace(
-            legal_action_mask=jnp.zeros_like(state.legal_action_mask),
             rewards=jnp.where(seat, self.illegal_action_penalty, 0.0).astype(jnp.float32),
             terminated=jnp.bool_(True),
         )
         finished = state.replace(rewards=jnp.zeros_like(state.rewards))
         out = jax.tree.map(lambda x, y: jnp.where(legal, x, y), stepped, illegal)
         out = jax.tree.map(lambda x, y: jnp.where(done, y, x), out, finished)
+        out = out.replace(legal_action_mask=out.legal_action_mask | out.terminated | out.truncated)
         return self._with_observation(out) if self.auto_observe else out
 
     # -- observations ---------------------------------------------------------------
@@ -243,6 +278,21 @@ class Env:
         return state.replace(observation=self._observe(state, state.current_player))
 
 
+def _observe_once(step_fn: Callable, init_fn: Callable) -> tuple[Callable, Callable, Callable | None]:
+    """For ``env.step`` and ``env.init`` of one observing :class:`Env`: the same functions
+    without observations and the function that adds them, so that an auto-reset step
+    builds each observation once, after the reset, not for the stepped game and again
+    for the new one. Any other pair is returned as it is (and None)."""
+    env = getattr(step_fn, "__self__", None)
+    if not (isinstance(env, Env) and env.auto_observe and getattr(init_fn, "__self__", None) is env
+            and getattr(step_fn, "__func__", None) is Env.step
+            and getattr(init_fn, "__func__", None) is Env.init):
+        return step_fn, init_fn, None
+    quiet = copy.copy(env)
+    quiet.auto_observe = False
+    return quiet.step, quiet.init, env._with_observation
+
+
 def auto_reset(step_fn: Callable[[Any, jax.Array], Any], init_fn: Callable[[jax.Array], Any]
                ) -> Callable[[Any, jax.Array, jax.Array], Any]:
     """``step(state, action, key)`` that starts a new game from ``key`` when the step
@@ -253,6 +303,8 @@ def auto_reset(step_fn: Callable[[Any, jax.Array], Any], init_fn: Callable[[jax.
     :class:`memtab_env.jax.single_agent.SingleAgentEnv` (``step_fn=env.step``,
     ``init_fn=env.init`` or ``env.reset``)."""
 
+    step_fn, init_fn, observe = _observe_once(step_fn, init_fn)
+
     def step(state: Any, action: jax.Array, key: jax.Array) -> Any:
         # the flags of an episode end delivered by the previous call are cleared first
         state = state.replace(terminated=jnp.zeros_like(state.terminated),
@@ -260,7 +312,8 @@ def auto_reset(step_fn: Callable[[Any, jax.Array], Any], init_fn: Callable[[jax.
         state = step_fn(state, action)
         fresh = init_fn(key).replace(**{f: getattr(state, f) for f in state.episode_end_fields})
         done = state.terminated | state.truncated
-        return jax.tree.map(lambda x, y: jnp.where(done, x, y), fresh, state)
+        state = jax.tree.map(lambda x, y: jnp.where(done, x, y), fresh, state)
+        return state if observe is None else observe(state)
 
     return step
 
@@ -275,6 +328,8 @@ def auto_reset_batch(step_fn: Callable[[Any, jax.Array], Any], init_fn: Callable
     every new game is an independent deal whatever happens. With ``vmap`` of
     :func:`auto_reset` every game draws a deal on every step, which on CPUs costs more than
     the step."""
+
+    step_fn, init_fn, observe = _observe_once(step_fn, init_fn)
 
     def step(states: Any, actions: jax.Array, key: jax.Array) -> Any:
         states = states.replace(terminated=jnp.zeros_like(states.terminated),
@@ -296,6 +351,7 @@ def auto_reset_batch(step_fn: Callable[[Any, jax.Array], Any], init_fn: Callable
             pick = lambda x, y: jnp.where(done.reshape(done.shape + (1,) * (x.ndim - 1)), x, y)  # noqa: E731
             return jax.tree.map(pick, fresh, states)
 
-        return jax.lax.cond(done.sum() <= spare, few, every)
+        states = jax.lax.cond(done.sum() <= spare, few, every)
+        return states if observe is None else jax.vmap(observe)(states)
 
     return step

@@ -57,7 +57,8 @@ class SingleAgentState:
 
     Attributes:
         observation: int8[obs], the learner's observation.
-        legal_action_mask: bool[A], the learner's legal actions (all False once over).
+        legal_action_mask: bool[A], the learner's legal actions (all True once over, as
+            pgx makes it: a masked softmax never meets an empty mask).
         reward: float32, the learner's reward from the last step (opponents included).
         terminated, truncated: bool.
         learner: int32, the learner's seat.
@@ -206,7 +207,8 @@ class SingleAgentEnv:
 
     def _view(self, es: State, seen: jax.Array, pool_seats: Any, learner: jax.Array,
               reward: jax.Array, redeals: jax.Array, key: jax.Array) -> SingleAgentState:
-        mask = es.legal_action_mask & (es.current_player == learner)
+        over = es.terminated | es.truncated  # all True then, as the functional env's mask
+        mask = (es.legal_action_mask & (es.current_player == learner)) | over
         return SingleAgentState(
             observation=self.env.observe(es, learner), legal_action_mask=mask,
             reward=reward.astype(jnp.float32), terminated=es.terminated, truncated=es.truncated,

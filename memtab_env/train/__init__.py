@@ -3,7 +3,7 @@
     memtab train --config quick                       # a shipped config, by name
     memtab train --config my.yaml --seed 3 --set total_timesteps=200_000
     memtab train --resume runs/<run_name>             # or just --resume: the latest run
-    memtab train --evaluate runs/<run>/model.zip --eval_games 2000 --out eval.json
+    memtab train --evaluate runs/<run>/model.zip --eval-games 2000 --out eval.json
 
 Modules, in the order a run uses them:
 

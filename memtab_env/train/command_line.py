@@ -1,6 +1,7 @@
 """The training command's options: ``--config``, ``--set KEY=VALUE``, ``--resume``,
 ``--evaluate``, ``--out`` and one ``--<field> VALUE`` per :class:`~memtab_env.train.config.Config`
-field, read as YAML and checked as a config file's keys are."""
+field (kebab-case, ``--total-timesteps``; the field's own spelling ``--total-timesteps`` is a
+hidden alias), read as YAML and checked as a config file's keys are."""
 
 from __future__ import annotations
 
@@ -36,8 +37,10 @@ def build_parser(prog: str | None = None, description: str | None = None) -> arg
     group = parser.add_argument_group("config fields (each overrides the file)")
     docs = field_docs()
     for f in dataclasses.fields(Config):
-        group.add_argument(f"--{f.name}", dest=f"field_{f.name}", metavar="VALUE",
-                           help=docs.get(f.name, ""))
+        flag = f"--{f.name.replace('_', '-')}"
+        group.add_argument(flag, dest=f"field_{f.name}", metavar="VALUE", help=docs.get(f.name, ""))
+        if flag != f"--{f.name}":  # the config key's own spelling, kept working but not listed
+            group.add_argument(f"--{f.name}", dest=f"field_{f.name}", help=argparse.SUPPRESS)
     return parser
 
 

@@ -6,11 +6,15 @@ Files of a run: ``model.zip`` (the final policy, a JAX PPO checkpoint that
 ``memtab_env.agents.make`` plays), ``checkpoints/step_<N>.zip`` (the policy at step
 ``N``) and ``checkpoints/state_<N>.eqx`` (the whole training state at step ``N``: weights,
 optimiser, games, keys; numbers only), both listed with their hashes in the run's
-manifest before ``checkpoints/latest.json`` names them.
+manifest before ``checkpoints/latest.json`` names them. With ``tensorboard: true`` the
+curves go to ``tensorboard/jax_ppo_<k>/``: ``metrics.jsonl`` always, event files when
+tensorboardX or PyTorch is installed (:class:`ScalarLog`; neither is needed).
 """
 
 from __future__ import annotations
 
+import importlib
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -45,6 +49,41 @@ def checkpoint_config(path: str | Path) -> Config:
         memory_kwargs=dict(ppo.memory_kwargs), recurrent_size=ppo.recurrent_size)
     return config_from_dict(values, where=f"the config in {path}")
 
+
+
+class ScalarLog:
+    """The JAX PPO's training curves in ``folder``: ``metrics.jsonl`` (one JSON row per
+    update, always) and TensorBoard events through ``tensorboardX`` or PyTorch's
+    ``SummaryWriter``, whichever is installed (neither is needed: the ``jax`` extra
+    alone trains)."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self._rows = (folder / "metrics.jsonl").open("a", encoding="utf-8")
+        self._row: dict[str, float] = {}
+        self.events: Any = None
+        for module in ("tensorboardX", "torch.utils.tensorboard"):
+            try:
+                self.events = importlib.import_module(module).SummaryWriter(str(folder))
+                break
+            except ImportError:  # also torch's writer without the tensorboard package
+                continue
+
+    def add_scalar(self, tag: str, value: float, step: int) -> None:
+        self._row[tag] = float(value)
+        if self.events is not None:
+            self.events.add_scalar(tag, value, step)
+
+    def flush_row(self, step: int) -> None:
+        self._rows.write(json.dumps({"timesteps": int(step), **self._row}) + "\n")
+        self._rows.flush()
+        self._row = {}
+
+    def close(self) -> None:
+        self._rows.close()
+        if self.events is not None:
+            self.events.close()
 
 def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any] | None,
           tb_dir: str | None, launcher: str) -> tuple[Path, int, float, int]:
@@ -85,9 +124,7 @@ def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any]
 
     writer = None
     if tb_dir is not None:
-        from torch.utils.tensorboard import SummaryWriter
-
-        writer = SummaryWriter(str(Path(tb_dir) / f"jax_ppo_{len(list(Path(tb_dir).glob('jax_ppo_*'))) + 1}"))
+        writer = ScalarLog(Path(tb_dir) / f"jax_ppo_{len(list(Path(tb_dir).glob('jax_ppo_*'))) + 1}")
     bar = None
     if cfg.progress_bar:
         from tqdm.rich import tqdm
@@ -106,6 +143,7 @@ def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any]
                 for key, value in row.items():
                     if key not in ("timesteps", "seconds"):
                         writer.add_scalar(f"jax_ppo/{key}", value, trainer.timesteps)
+                writer.flush_row(trainer.timesteps)
             if trainer.timesteps >= next_checkpoint:
                 checkpoint()
                 next_checkpoint = (trainer.timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every

@@ -34,12 +34,20 @@ from memtab_env.train.config import (
 
 
 def seed_everything(seed: int, torch_threads: int) -> None:
-    """Seed Python's, NumPy's and PyTorch's global generators (the envs and the model get
-    their own seeds from the config)."""
-    import torch
-    from stable_baselines3.common.utils import set_random_seed
+    """Seed Python's, NumPy's and PyTorch's global generators as Stable-Baselines3's
+    ``set_random_seed`` does (the envs and the model get their own seeds from the config).
+    PyTorch is left out where it is not installed: ``jax_ppo`` needs only the jax extra."""
+    import random
 
-    set_random_seed(seed)  # random, numpy's global generator, torch
+    import numpy as np
+
+    random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 - the legacy global generator, as SB3 seeds it
+    try:
+        import torch
+    except ModuleNotFoundError:
+        return
+    torch.manual_seed(seed)
     torch.set_num_threads(torch_threads)
 
 
@@ -262,8 +270,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
             import memax  # noqa: F401
         else:
             import stable_baselines3  # noqa: F401
-        if cfg.algo != "jax_ppo" or cfg.tensorboard:
-            import torch  # noqa: F401 - SB3, and the TensorBoard writer
+            import torch  # noqa: F401
     except ModuleNotFoundError as exc:
         from memtab_env.extras import missing_message
 
@@ -295,7 +302,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
             print(f"{resume_dir} had finished training; evaluation written to {resume_dir / 'eval.json'}")
         print(f"{resume_dir} already finished: {done:_} steps of total_timesteps {cfg.total_timesteps:_}; "
               f"nothing to resume (to train further: {launcher} --resume {resume_dir} "
-              f"--total_timesteps N with N > {done:_})")
+              f"--total-timesteps N with N > {done:_})")
         return resume_dir
 
     # -- seed everything ---------------------------------------------------------------

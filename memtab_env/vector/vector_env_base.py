@@ -17,7 +17,13 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from memtab_env.errors import IllegalActionError, InvalidOptionError, MemTabError, check_finite
+from memtab_env.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    MemTabError,
+    check_finite,
+    unknown_option_error,
+)
 from memtab_env.gym_env import ILLEGAL_MODES, MAX_REDEALS, opponents_per_seat, too_many_redeals
 from memtab_env.registry import game_spec
 from memtab_env.vector.batch_kernels import OPPONENT_CODES, view_width
@@ -90,9 +96,8 @@ class BatchedVectorView(VectorEnv):
             )
         unknown = sorted(set(game_options) - set(self.game_options))
         if unknown:
-            raise InvalidOptionError(
-                f"unknown option(s) {unknown}; allowed game options: {sorted(self.game_options)}"
-            )
+            raise unknown_option_error(unknown, f"{type(self).__name__} (game options)",
+                                       sorted(self.game_options))
         if obs_mode != "flat":
             raise InvalidOptionError(
                 f"obs_mode {obs_mode!r}: the vector env has the flat observation only "

@@ -69,7 +69,8 @@ class MemTabJax:
         self.num_actions = P
         self.num_kinds = NUM_KINDS
         self.max_game_length = self.engine.info.max_game_length
-        self.obs_size = MemTabEncoder(self.engine).size
+        self.encoder = MemTabEncoder(self.engine)  # the layout and bounds of observations
+        self.obs_size = self.encoder.size
         self._deck = jnp.asarray(np.repeat(np.arange(NUM_KINDS, dtype=np.int8), 2))
 
     # -- construction ---------------------------------------------------------------

@@ -62,7 +62,8 @@ class PelmanismJax:
         self.num_actions = e.num_positions
         self.num_kinds = e.num_kinds
         self.max_game_length = e.info.max_game_length
-        self.obs_size = PelmanismEncoder(e).size
+        self.encoder = PelmanismEncoder(e)  # the layout and bounds of observations
+        self.obs_size = self.encoder.size
         self._cards = jnp.asarray(e.deck.cards)
         self._card_kind = jnp.asarray(e.deck.card_kind)
 
