@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
