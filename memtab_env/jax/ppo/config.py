@@ -11,6 +11,7 @@ import numpy as np
 from memtab_env.errors import InvalidOptionError
 
 ENCODERS = ("set", "kinds", "flat")
+LR_SCHEDULES = ("constant", "linear", "cosine")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,10 +56,30 @@ class PPOConfig:
     """games stepped together"""
     num_steps: int = 32
     """rollout length per update"""
+    fresh_rollouts: bool = False
+    """start every rollout on freshly dealt games with fresh memory (whole-episode
+    backprop): every episode of a rollout begins inside it, so the update's replay carries
+    its gradient back to the episode's first flip; the episode still running at the
+    rollout's end is bootstrapped with its value (as at a time limit) and dropped. Size
+    ``num_steps`` to the episode length. ``false``: the games and their recurrent states
+    carry on from one rollout to the next (gradients span at most ``num_steps`` steps)"""
     total_timesteps: int = 1_000_000
     """learner steps in all"""
     learning_rate: float = 2.0e-3
     anneal_lr: bool = True
+    """``false``: a constant learning rate, whatever ``lr_schedule`` says"""
+    lr_schedule: str = "linear"
+    """``constant``, ``linear`` or ``cosine`` from ``learning_rate`` down to
+    ``lr_floor * learning_rate`` at the end of the schedule (see :func:`learning_rate_at`)"""
+    lr_floor: float = 0.0
+    """the fraction of ``learning_rate`` the schedule ends at (0: annealed to zero)"""
+    lr_warmup: int = 0
+    """learner steps of linear warm-up from zero at the start of the schedule"""
+    lr_horizon: int = 0
+    """learner steps the schedule spans (0: ``lr_offset`` plus this run's updates)"""
+    lr_offset: int = 0
+    """learner steps of the schedule already spent by the runs this one continues (a
+    follow-up starts where its init run's schedule stopped, not at full rate)"""
     gamma: float = 0.995
     gae_lambda: float = 0.95
     clip_coef: float = 0.2
@@ -80,6 +101,22 @@ class PPOConfig:
     def num_updates(self) -> int:
         return max(1, self.total_timesteps // (self.num_envs * self.num_steps))
 
+    def learning_rate_at(self, timesteps: Any) -> Any:
+        """The learning rate after ``timesteps`` learner steps of this run (a number or a
+        traced array): warm-up, then the schedule from ``learning_rate`` to the floor."""
+        import jax.numpy as jnp
+
+        step = jnp.asarray(timesteps, jnp.float32) + self.lr_offset
+        if not self.anneal_lr or self.lr_schedule == "constant":
+            decay = jnp.float32(1.0)
+        else:
+            horizon = self.lr_horizon or (self.lr_offset + self.num_updates * self.num_envs * self.num_steps)
+            frac = jnp.clip(step / horizon, 0.0, 1.0)
+            shape = 1.0 - frac if self.lr_schedule == "linear" else 0.5 * (1.0 + jnp.cos(jnp.pi * frac))
+            decay = self.lr_floor + (1.0 - self.lr_floor) * shape
+        warm = jnp.clip(step / self.lr_warmup, 0.0, 1.0) if self.lr_warmup else 1.0
+        return self.learning_rate * decay * warm
+
     def check(self) -> PPOConfig:
         """Raise :class:`InvalidOptionError` naming a bad field."""
         for name in ("num_envs", "num_steps", "total_timesteps", "recurrent_size", "num_layers",
@@ -93,8 +130,19 @@ class PPOConfig:
                 or self.num_devices < 0:
             raise InvalidOptionError(f"num_devices must be 0 (every device) or a positive integer, "
                                      f"got {self.num_devices!r}")
-        if not isinstance(self.latch_init, bool):
-            raise InvalidOptionError(f"latch_init must be true or false, got {self.latch_init!r}")
+        for name in ("latch_init", "fresh_rollouts", "anneal_lr"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidOptionError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise InvalidOptionError(f"lr_schedule must be one of {list(LR_SCHEDULES)}, "
+                                     f"got {self.lr_schedule!r}")
+        for name in ("lr_warmup", "lr_horizon", "lr_offset"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidOptionError(f"{name} must be an integer >= 0 (learner steps), got {value!r}")
+        if isinstance(self.lr_floor, bool) or not isinstance(self.lr_floor, (int, float)) \
+                or not 0 <= self.lr_floor <= 1:
+            raise InvalidOptionError(f"lr_floor must be a number in [0, 1], got {self.lr_floor!r}")
         if self.latch_init and (self.encoder != "kinds" or self.memory_model != "GRU"):
             raise InvalidOptionError(
                 f"latch_init needs encoder 'kinds' and memory_model 'GRU', got encoder "
