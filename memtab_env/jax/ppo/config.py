@@ -43,7 +43,10 @@ class PPOConfig:
     latch_init: bool = False
     """``encoder: kinds`` with a ``GRU`` memory: start each position's memory as a latch
     (:func:`latch_gru`): it writes when its position shows a card and keeps what it
-    wrote otherwise; every weight stays trainable"""
+    wrote otherwise; every weight stays trainable. Kept so that the committed latch runs
+    and their checkpoints load and reproduce; not part of the recipe: it writes into
+    memax's GRU internals (one architecture only), so a grid that compares architectures
+    leaves it off"""
     memory_model: str = "GRU"
     """memax model name (``MLP`` = no memory)"""
     memory_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)

@@ -20,7 +20,6 @@ import memtab_env.jax as mj
 from memtab_env.errors import InvalidOptionError
 from memtab_env.jax.ppo.config import PPOConfig
 
-
 #: the memax models (``get_residual_memory_model`` names) the tests check in every encoder:
 #: the whole-sequence replay of an update equals step-by-step play, resets included
 MEMORY_MODELS = ("MLP", "Stack", "LSTM", "GRU", "MGU", "Elman", "LinearRNN", "LRU", "S6", "FFM",
