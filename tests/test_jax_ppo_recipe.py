@@ -85,7 +85,7 @@ def test_whole_sequence_replay_equals_step_by_step_play(model: str, encoder: str
     for x, y in zip(jax.tree.leaves(last), jax.tree.leaves(h), strict=True):
         np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-4, atol=1e-5)
     # the carried state counts until the first reset, and only until then
-    other = jax.tree.map(lambda x: x + 1.0 if jnp.issubdtype(x.dtype, jnp.floating) else x, h0)
+    other = jax.tree.map(lambda x: x + 1.0 if jnp.issubdtype(x.dtype, jnp.inexact) else x, h0)  # complex too
     _, logits_other, _ = policy(other, obs, starts, masks)
     np.testing.assert_allclose(np.asarray(logits_other)[3:], np.asarray(logits)[3:], rtol=1e-4, atol=1e-5)
     if model != "MLP":
