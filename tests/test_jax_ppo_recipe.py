@@ -35,6 +35,16 @@ def _config(**kw) -> ppo.PPOConfig:
 STEPS = 11
 
 
+def _perturbed(h):
+    """``h`` with random noise on its real and complex leaves (a uniform shift can vanish
+    in a normalised state), flags and counters kept."""
+    leaves, tree = jax.tree.flatten(h)
+    keys = jax.random.split(jax.random.key(7), len(leaves))
+    return jax.tree.unflatten(tree, [
+        x + jax.random.normal(k, x.shape, x.dtype) if jnp.issubdtype(x.dtype, jnp.inexact) else x
+        for x, k in zip(leaves, keys, strict=True)])
+
+
 @pytest.fixture(scope="module")
 def played() -> tuple:
     """Observations and legal masks of random play (a new game at every start), the
@@ -85,7 +95,7 @@ def test_whole_sequence_replay_equals_step_by_step_play(model: str, encoder: str
     for x, y in zip(jax.tree.leaves(last), jax.tree.leaves(h), strict=True):
         np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-4, atol=1e-5)
     # the carried state counts until the first reset, and only until then
-    other = jax.tree.map(lambda x: x + 1.0 if jnp.issubdtype(x.dtype, jnp.inexact) else x, h0)  # complex too
+    other = _perturbed(h0)
     _, logits_other, _ = policy(other, obs, starts, masks)
     np.testing.assert_allclose(np.asarray(logits_other)[3:], np.asarray(logits)[3:], rtol=1e-4, atol=1e-5)
     if model != "MLP":
@@ -110,7 +120,7 @@ def test_fresh_rollouts_deal_new_games_and_reset_memory_every_update() -> None:
         runner = init(jax.random.key(0))
         runner, _ = update(runner)
         other = dataclasses.replace(
-            runner, h=jax.tree.map(lambda x: x + 1.0, runner.h),
+            runner, h=_perturbed(runner.h),
             env_state=init(jax.random.key(9)).env_state, starts=jnp.zeros_like(runner.starts))
         a, _ = update(runner)
         b, _ = update(other)
