@@ -48,6 +48,7 @@ def test_the_shipped_study_config_is_the_protocol_the_issue_asks_for() -> None:
     (lambda d: d.update(seeds=[0, 0]), "seeds must be distinct"),
     (lambda d: d.update(colour="red"), "unknown field"),
     (lambda d: d["models"]["GRU"].update(memory_size=3), "unknown field"),
+    (lambda d: d["models"]["GRU"].update(recurrent_size=0), "recurrent_size must be a positive integer"),
     (lambda d: d.update(memories=["none", "sometimes"]), "memory 'sometimes'"),
     (lambda d: d.update(reference={"model": "Oracle", "memory": "perfect"}), "reference must be"),
     (lambda d: d["tracks"]["memtab-2p-none"].update(score="vibes"), "score must be one of"),
@@ -114,6 +115,38 @@ def test_a_track_s_ppo_fields_override_the_study_s_in_its_cells() -> None:
     s = study.study_from_dict(data)
     with pytest.raises(StudyError, match="cell memtab-2p-none / none / GRU: encoder must be one of"):
         ppo_config(s, s.tracks["memtab-2p-none"], "none", "GRU")
+
+
+def test_a_model_s_width_overrides_the_study_s_and_the_track_s() -> None:
+    pytest.importorskip("jax")
+    pytest.importorskip("memax")
+    from memtab_env.study.run import ppo_config
+
+    data = copy.deepcopy(_shipped())
+    data["models"]["GRU"]["recurrent_size"] = 24
+    data["tracks"]["memtab-2p-none"]["ppo"] = {"recurrent_size": 40}
+    s = study.study_from_dict(data)
+    assert ppo_config(s, s.tracks["memtab-2p-none"], "none", "GRU").recurrent_size == 24
+    assert ppo_config(s, s.tracks["memtab-2p-none"], "none", "LSTM").recurrent_size == 40
+    assert ppo_config(s, s.tracks["pelmanism-solo-none"], "none", "LSTM").recurrent_size == 32
+
+
+def test_the_memtab_grid_config_compares_ten_architectures_at_comparable_sizes() -> None:
+    """``configs/study_memtab.yaml``: at least 10 memax architectures, memories ``none``
+    and a second model, the perfect-memory reference, 10 seeds, and parameter counts
+    within 25% of each other (the widths are chosen per architecture)."""
+    pytest.importorskip("jax")
+    pytest.importorskip("memax")
+    from memtab_env.jax.ppo import count_parameters, make_policy
+    from memtab_env.study.run import ppo_config
+
+    s = study.load_study(ROOT / "configs" / "study_memtab.yaml")
+    assert len(s.seeds) == 10 and len({m["memory_model"] for m in s.models.values()}) >= 10
+    assert s.memories[0] == "none" and len(s.memories) == 2
+    assert s.reference == {"model": "MLP", "memory": "perfect"}
+    (track_id, track), = [(t, k) for t, k in s.tracks.items() if not k.follow_up]
+    counts = {m: count_parameters(make_policy(ppo_config(s, track, "none", m))) for m in s.models}
+    assert max(counts.values()) <= 1.25 * min(counts.values()), counts
 
 
 def test_solo_scores_run_from_random_play_to_the_exact_optimum() -> None:

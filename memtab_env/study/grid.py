@@ -24,6 +24,10 @@ class StudyError(MemTabError, ValueError):
 
 
 #: PPO config fields that each cell sets from its track, model and seed
+#: what a study's ``models`` entry may set: the memax model, its layer options, and its
+#: width (over the study's ``ppo.recurrent_size``: widths chosen per architecture keep
+#: parameter counts comparable)
+MODEL_FIELDS = ("memory_model", "memory_kwargs", "recurrent_size")
 CELL_FIELDS = ("env_id", "env_options", "opponents", "learner_seat", "memory_model",
                "memory_kwargs", "total_timesteps", "seed")
 
@@ -76,7 +80,8 @@ class Study:
 
     seeds: tuple[int, ...]
     models: dict[str, dict[str, Any]]
-    """name -> ``{memory_model: memax name, memory_kwargs: {...}}``"""
+    """name -> ``{memory_model: memax name, memory_kwargs: {...}, recurrent_size: width}``
+    (``recurrent_size`` optional: the study's ``ppo`` width otherwise)"""
     memories: tuple[str, ...]
     reference: dict[str, str]
     """``{model: name, memory: perfect}``: the memoryless reference cell"""
@@ -164,12 +169,16 @@ def study_from_dict(data: Any, where: str = "study") -> Study:
     models = require_field(data, "models", dict, where)
     for name, spec in models.items():
         require_field(spec, "memory_model", str, f"{where}: models.{name}")
-        extra = sorted(set(spec) - {"memory_model", "memory_kwargs"})
+        extra = sorted(set(spec) - set(MODEL_FIELDS))
         if extra:
             raise StudyError(f"{where}: models.{name}: unknown field(s) {extra}; "
-                             "fields: memory_model, memory_kwargs")
+                             f"fields: {', '.join(MODEL_FIELDS)}")
         if not isinstance(spec.get("memory_kwargs", {}), dict):
             raise StudyError(f"{where}: models.{name}.memory_kwargs must be a mapping")
+        size = spec.get("recurrent_size", 1)
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise StudyError(f"{where}: models.{name}.recurrent_size must be a positive integer, "
+                             f"got {size!r}")
     memories = require_field(data, "memories", list, where)
     from memtab_env.memory import parse_memory
 

@@ -42,6 +42,7 @@ def ppo_config(study: Study, track: StudyTrack, memory: str, model: str, seed: i
               "opponents": track.opponents, "learner_seat": track.learner_seat,
               "memory_model": spec["memory_model"],
               "memory_kwargs": dict(spec.get("memory_kwargs", {})),
+              **({"recurrent_size": spec["recurrent_size"]} if "recurrent_size" in spec else {}),
               "total_timesteps": track.timesteps, "seed": seed}
     try:
         return PPOConfig.from_json(fields)
@@ -129,7 +130,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
     """Train one cell (every seed side by side), score it, write its run file and its
     policies under ``out_dir``; returns the run. ``results_dir``: the benchmark results
     (anchors of ``benchmark`` tracks)."""
-    from memtab_env.jax.ppo import Trainer, save
+    from memtab_env.jax.ppo import Trainer, count_parameters, save
 
     track = study.tracks[track_id]
     config = ppo_config(study, track, memory, model)
@@ -192,6 +193,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         "curves": curves,
         "training": training,
         "policies": [p.name for p in policies],
+        "parameters": count_parameters(trainer.policy),
         "seconds": round(seconds, 1),
         "steps_per_second": round(trainer.timesteps * len(study.seeds) / max(seconds, 1e-9), 1),
         "platform": platform_info(),

@@ -50,11 +50,13 @@ from memtab_env.jax.ppo.checkpoints import (
     save,
     save_runner,
 )
-from memtab_env.jax.ppo.config import ENCODERS, PPOConfig
+from memtab_env.jax.ppo.config import ENCODERS, LR_SCHEDULES, PPOConfig
 from memtab_env.jax.ppo.networks import (
+    MEMORY_MODELS,
     ActorCritic,
     KindSetActorCritic,
     SetActorCritic,
+    count_parameters,
     latch_gru,
     make_policy,
     make_view,
@@ -65,6 +67,8 @@ __all__ = [
     "CHECKPOINT_FORMAT",
     "CONFIG_MEMBER",
     "ENCODERS",
+    "LR_SCHEDULES",
+    "MEMORY_MODELS",
     "WEIGHTS_MEMBER",
     "ActorCritic",
     "JaxPPOAgent",
@@ -73,6 +77,7 @@ __all__ = [
     "Runner",
     "SetActorCritic",
     "Trainer",
+    "count_parameters",
     "latch_gru",
     "load",
     "load_runner",

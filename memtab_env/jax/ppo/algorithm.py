@@ -65,13 +65,13 @@ def _log_probs(logits: jax.Array) -> jax.Array:
 
 
 def optimiser(config: PPOConfig) -> optax.GradientTransformation:
-    """Adam behind global-norm clipping, its learning rate annealed linearly to 0 over
-    the run's updates (``anneal_lr``)."""
+    """Adam behind global-norm clipping, its learning rate
+    :meth:`PPOConfig.learning_rate_at` the learner steps before the current update
+    (constant within an update)."""
 
     def schedule(count: jax.Array) -> jax.Array:
         steps_per_update = config.update_epochs * config.num_minibatches
-        frac = 1.0 - (count // steps_per_update) / config.num_updates
-        return config.learning_rate * (frac if config.anneal_lr else 1.0)
+        return config.learning_rate_at(count // steps_per_update * config.num_envs * config.num_steps)
 
     return optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
                        optax.adam(schedule, eps=1e-5))
@@ -212,7 +212,19 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
                       jnp.array([1e-4, 0.0, 1.0], jnp.float32), pool_params, pool_count, key,
                       jnp.int32(0))
 
+    def fresh_games(runner: Runner) -> Runner:
+        """``runner`` with every game dealt afresh and every memory reset."""
+        key, env_key = jax.random.split(runner.key)
+        reset = env_fns(runner.pool_params, runner.pool_count)[1]
+        return dataclasses.replace(
+            runner, env_state=jax.vmap(reset)(jax.random.split(env_key, n_envs)),
+            h=jax.vmap(lambda _: policy.initial_state())(jnp.arange(n_envs)),
+            starts=jnp.ones(n_envs, bool), returns=jnp.zeros(n_envs, jnp.float32),
+            discounted=jnp.zeros(n_envs, jnp.float32), key=key)
+
     def update(runner: Runner) -> tuple[Runner, dict]:
+        if config.fresh_rollouts:
+            runner = fresh_games(runner)
         h0 = runner.h
         env_step = mj.auto_reset_batch(*env_fns(runner.pool_params, runner.pool_count))
         (params, env_state, h, starts, returns, discounted, stats, key), traj = jax.lax.scan(
@@ -234,6 +246,7 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
         episodes = done.sum()
         per_episode = lambda x: jnp.where(done, x, 0).sum() / jnp.maximum(episodes, 1)  # noqa: E731
         metrics = {k: v.mean() for k, v in info.items()}
+        metrics["learning_rate"] = config.learning_rate_at(runner.update * n_envs * n_steps)
         metrics.update(episodes=episodes, episode_return=per_episode(traj["episode_return"]),
                        win_rate=per_episode(traj["won"]))
         pool_params, pool_count = runner.pool_params, runner.pool_count

@@ -21,6 +21,9 @@ LIMITS: dict[str, int] = {
 }
 #: the largest integer value in ``memory_kwargs`` (window sizes and the like)
 MAX_MEMORY_KWARG = 4096
+#: the largest learner-step count of the learning-rate schedule's fields
+MAX_LR_STEPS = 10**13
+LR_SCHEDULES = ("constant", "linear", "cosine")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +55,10 @@ class PPOConfig:
     latch_init: bool = False
     """``encoder: kinds`` with a ``GRU`` memory: start each position's memory as a latch
     (:func:`latch_gru`): it writes when its position shows a card and keeps what it
-    wrote otherwise; every weight stays trainable"""
+    wrote otherwise; every weight stays trainable. Kept so that the committed latch runs
+    and their checkpoints load and reproduce; not part of the recipe: it writes into
+    memax's GRU internals (one architecture only), so a grid that compares architectures
+    leaves it off"""
     memory_model: str = "GRU"
     """memax model name (``MLP`` = no memory)"""
     memory_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -65,10 +71,30 @@ class PPOConfig:
     """games stepped together"""
     num_steps: int = 32
     """rollout length per update"""
+    fresh_rollouts: bool = False
+    """start every rollout on freshly dealt games with fresh memory (whole-episode
+    backprop): every episode of a rollout begins inside it, so the update's replay carries
+    its gradient back to the episode's first flip; the episode still running at the
+    rollout's end is bootstrapped with its value (as at a time limit) and dropped. Size
+    ``num_steps`` to the episode length. ``false``: the games and their recurrent states
+    carry on from one rollout to the next (gradients span at most ``num_steps`` steps)"""
     total_timesteps: int = 1_000_000
     """learner steps in all"""
     learning_rate: float = 2.0e-3
     anneal_lr: bool = True
+    """``false``: a constant learning rate, whatever ``lr_schedule`` says"""
+    lr_schedule: str = "linear"
+    """``constant``, ``linear`` or ``cosine`` from ``learning_rate`` down to
+    ``lr_floor * learning_rate`` at the end of the schedule (see :func:`learning_rate_at`)"""
+    lr_floor: float = 0.0
+    """the fraction of ``learning_rate`` the schedule ends at (0: annealed to zero)"""
+    lr_warmup: int = 0
+    """learner steps of linear warm-up from zero at the start of the schedule"""
+    lr_horizon: int = 0
+    """learner steps the schedule spans (0: ``lr_offset`` plus this run's updates)"""
+    lr_offset: int = 0
+    """learner steps of the schedule already spent by the runs this one continues (a
+    follow-up starts where its init run's schedule stopped, not at full rate)"""
     gamma: float = 0.995
     gae_lambda: float = 0.95
     clip_coef: float = 0.2
@@ -90,13 +116,29 @@ class PPOConfig:
     def num_updates(self) -> int:
         return max(1, self.total_timesteps // (self.num_envs * self.num_steps))
 
+    def learning_rate_at(self, timesteps: Any) -> Any:
+        """The learning rate after ``timesteps`` learner steps of this run (a number or a
+        traced array): warm-up, then the schedule from ``learning_rate`` to the floor."""
+        import jax.numpy as jnp
+
+        step = jnp.asarray(timesteps, jnp.float32) + self.lr_offset
+        if not self.anneal_lr or self.lr_schedule == "constant":
+            decay = jnp.float32(1.0)
+        else:
+            horizon = self.lr_horizon or (self.lr_offset + self.num_updates * self.num_envs * self.num_steps)
+            frac = jnp.clip(step / horizon, 0.0, 1.0)
+            shape = 1.0 - frac if self.lr_schedule == "linear" else 0.5 * (1.0 + jnp.cos(jnp.pi * frac))
+            decay = self.lr_floor + (1.0 - self.lr_floor) * shape
+        warm = jnp.clip(step / self.lr_warmup, 0.0, 1.0) if self.lr_warmup else 1.0
+        return self.learning_rate * decay * warm
+
     def check(self) -> PPOConfig:
         """Raise :class:`InvalidOptionError` naming a bad field: every field of its type,
         every size within :data:`LIMITS`."""
         for name in ("env_id", "opponents", "encoder", "memory_model"):
             if not isinstance(getattr(self, name), str):
                 raise InvalidOptionError(f"{name} must be a string, got {getattr(self, name)!r:.60}")
-        for name in ("anneal_lr", "normalize_reward", "latch_init"):
+        for name in ("anneal_lr", "normalize_reward", "latch_init", "fresh_rollouts"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidOptionError(f"{name} must be true or false, got {getattr(self, name)!r:.60}")
         for name in ("env_options", "memory_kwargs"):
@@ -119,6 +161,17 @@ class PPOConfig:
                 raise InvalidOptionError(f"{name} must be an integer in [{low}, {top}], got {value!r:.60}")
         if self.encoder not in ENCODERS:
             raise InvalidOptionError(f"encoder must be one of {list(ENCODERS)}, got {self.encoder!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise InvalidOptionError(f"lr_schedule must be one of {list(LR_SCHEDULES)}, "
+                                     f"got {self.lr_schedule!r:.60}")
+        for name in ("lr_warmup", "lr_horizon", "lr_offset"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_LR_STEPS:
+                raise InvalidOptionError(f"{name} must be an integer in [0, {MAX_LR_STEPS}] (learner steps), "
+                                         f"got {value!r:.60}")
+        if isinstance(self.lr_floor, bool) or not isinstance(self.lr_floor, (int, float)) \
+                or not 0 <= self.lr_floor <= 1:
+            raise InvalidOptionError(f"lr_floor must be a number in [0, 1], got {self.lr_floor!r:.60}")
         if self.latch_init and (self.encoder != "kinds" or self.memory_model != "GRU"):
             raise InvalidOptionError(
                 f"latch_init needs encoder 'kinds' and memory_model 'GRU', got encoder "

@@ -20,6 +20,21 @@ import memtab_env.jax as mj
 from memtab_env.errors import InvalidOptionError
 from memtab_env.jax.ppo.config import PPOConfig
 
+#: the memax models (``get_residual_memory_model`` names) the tests check in every encoder:
+#: the whole-sequence replay of an update equals step-by-step play, resets included
+MEMORY_MODELS = ("MLP", "Stack", "LSTM", "GRU", "MGU", "Elman", "LinearRNN", "LRU", "S6", "FFM",
+                 "FART", "FWP", "DeltaNet", "DeltaProduct", "GDN", "Attention")
+
+#: fields of the networks that are constants, not weights (held out of the gradient)
+CONSTANTS = ("scale", "off_diagonal")
+
+
+def count_parameters(policy: Any) -> int:
+    """The trainable parameters of a policy: every floating-point array but the
+    constants (:data:`CONSTANTS`: observation scaling, masks)."""
+    constants = sum(getattr(policy, name).size for name in CONSTANTS if hasattr(policy, name))
+    return sum(x.size for x in jax.tree.leaves(eqx.filter(policy, eqx.is_inexact_array))) - constants
+
 
 def _memax_model(config: PPOConfig, input_size: int, key: jax.Array) -> Any:
     """The memax residual memory model ``config`` names, reading ``input_size`` values."""

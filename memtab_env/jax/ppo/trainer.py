@@ -90,7 +90,10 @@ class Trainer:
         """Start every seed from trained weights (one policy per seed, the network of this
         config), before the first update. Everything else is a fresh run's: the optimiser
         (Adam's initial state holds no weights, only zero moments and a zero count), the
-        learning-rate schedule, the games and the keys; a self-play pool starts filled
+        games and the keys; the learning-rate schedule starts where the config's
+        ``lr_offset`` puts it (0: at full rate; a follow-up that sets the steps its init
+        run trained, and the whole schedule's ``lr_horizon``, continues that schedule
+        instead of restarting it); a self-play pool starts filled
         with the given weights, as a fresh pool is with the initial network's."""
         if self.updates_done:
             raise InvalidOptionError("start_from: this run has already been updated")
