@@ -177,8 +177,9 @@ def test_the_optimiser_steps_at_the_scheduled_rate() -> None:
 @pytest.mark.parametrize(("fields", "message"), [
     ({"lr_schedule": "step"}, "lr_schedule must be one of"),
     ({"lr_floor": 1.5}, r"lr_floor must be a number in \[0, 1\]"),
-    ({"lr_warmup": -1}, "lr_warmup must be an integer >= 0"),
-    ({"lr_offset": 1.5}, "lr_offset must be an integer >= 0"),
+    ({"lr_warmup": -1}, r"lr_warmup must be an integer in \[0, "),
+    ({"lr_horizon": 10**14}, r"lr_horizon must be an integer in \[0, "),
+    ({"lr_offset": 1.5}, r"lr_offset must be an integer in \[0, "),
     ({"fresh_rollouts": "yes"}, "fresh_rollouts must be true or false"),
 ])
 def test_recipe_field_errors_name_the_field(fields: dict, message: str) -> None:
