@@ -24,9 +24,7 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str], dict
 def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
     """The memory study section of ``LEADERBOARD.md`` (Markdown lines; none without
     runs), recomputed from the run files: one table per track, cells ranked by IQM, and
-    the architectures across tracks (IQM over seeds x tracks, strata: tracks)."""
-    from memtab_env.benchmark.metrics import stratified_bootstrap
-
+    the cells' ranks across the grid's tracks (:func:`ranks_across_tracks`)."""
     if not runs:
         return []
     cells = aggregate(runs)
@@ -56,22 +54,31 @@ def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
         lines.append("")
     grid = [t for t in tracks if not any(r.get("follow_up") for r in runs if r["track"] == t)]
     if len(grid) > 1:
-        lines += ["### Across tracks", "",
-                  "Per memory model and architecture present on every track of the full grid "
-                  "(follow-up tracks left out): IQM over seeds x tracks, 95% "
-                  "stratified-bootstrap interval (strata: tracks).", "",
-                  "| memory model | architecture | IQM normalised | 95% interval |",
-                  "|---|---|---|---|"]
-        mine = [r for r in runs if r["track"] in grid]
-        pairs = sorted({(r["memory"], r["model"]) for r in mine})
-        rows = []
-        for memory, model in pairs:
-            strata = [[f["score"] for f in r["final"]] for r in mine
-                      if r["memory"] == memory and r["model"] == model]
-            if len(strata) == len(grid):
-                point, lo, hi = stratified_bootstrap(strata)
-                rows.append((-point, memory, model, lo, hi))
-        for neg, memory, model, lo, hi in sorted(rows):
-            lines.append(f"| `{memory}` | {model} | {-neg:.2f} | [{lo:.2f}, {hi:.2f}] |")
-        lines.append("")
+        lines += ranks_across_tracks(cells, grid)
     return lines
+
+
+def ranks_across_tracks(cells: dict[tuple[str, str, str], dict[str, float]], tracks: Sequence[str]
+                        ) -> list[str]:
+    """Markdown lines: per (memory model, architecture) present on every one of ``tracks``,
+    its rank by IQM on each track and the mean rank. Ranks, not pooled scores: the tracks'
+    normalised scales have different anchors (Pelmanism solo: random play and the exact
+    optimum; a benchmark track: ``random`` and its strongest agent), so an average of
+    their scores would mean neither."""
+    pairs = sorted({(memory, model) for (track, memory, model) in cells if track in tracks})
+    pairs = [p for p in pairs if all((t, *p) in cells for t in tracks)]
+    ranks: dict[tuple[str, str], list[int]] = {p: [] for p in pairs}
+    for track in tracks:
+        order = sorted(pairs, key=lambda p: (-cells[(track, *p)]["iqm"], p))
+        for rank, p in enumerate(order, 1):
+            ranks[p].append(rank)
+    lines = ["### Ranks across tracks", "",
+             "Per memory model and architecture present on every track of the full grid (follow-up "
+             "tracks left out): its rank by IQM on each track, and the mean rank. The tracks' "
+             "normalised scores have different anchors, so they are ranked, not pooled.", "",
+             "| memory model | architecture | " + " | ".join(tracks) + " | mean rank |",
+             "|---|---|" + "---|" * (len(tracks) + 1)]
+    for p in sorted(pairs, key=lambda p: (sum(ranks[p]) / len(tracks), p)):
+        lines.append(f"| `{p[0]}` | {p[1]} | " + " | ".join(map(str, ranks[p]))
+                     + f" | {sum(ranks[p]) / len(tracks):.1f} |")
+    return [*lines, ""]
