@@ -23,12 +23,13 @@ def _run(track: str, scores: list[float]) -> dict:
 def test_a_shipped_best_seed_is_labelled_with_its_cell(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shipped, "STUDY_SEEDS", {"a": ("bench", "cell", "none", "GRU", 2),
                                                  "b": ("bench", "other", "none", "GRU", 0)})
-    runs = [_run("cell", [0.1, 0.5, 0.9, 0.3]), _run("other", [0.2, 0.8])]
+    runs = [{**_run("cell", [0.1, 0.5, 0.9, 0.3]), "final_scale": "benchmark"}, _run("other", [0.2, 0.8])]
     notes = leaderboard.study_seed_notes(runs)
     cell = aggregate(runs)[("cell", "none", "GRU")]
     assert notes[("a", "bench")] == (f"best of 4 seeds; cell IQM {cell['iqm']:.2f} "
                                      f"[{cell['lo']:.2f}, {cell['hi']:.2f}]")
     assert notes[("b", "bench")].startswith("seed 0 of 2; cell IQM ")  # not the best seed
+    assert notes[("b", "bench")].endswith(" on the study's JAX proxy")  # a run file of the old scale
 
     def result(spec: str, track: str) -> dict:
         return {"agent": {"runs": [{"kind": "builtin", "spec": spec}]}, "track": {"id": track}}

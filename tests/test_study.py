@@ -148,6 +148,7 @@ def test_run_files_are_checked_as_untrusted_data(tmp_path: Path) -> None:
         ({**good, "curves": [[{"timesteps": "0", "score": 0.0}]] * 3}, "curves"),
         ({k: v for k, v in good.items() if k != "model"}, "missing field 'model'"),
         ({**good, "follow_up": "yes"}, "follow_up must be true or false"),
+        ({**good, "final_scale": "mine"}, "final_scale must be one of"),
     ]:
         path.write_text(json.dumps(bad))
         with pytest.raises(StudyError, match=message):
@@ -249,6 +250,12 @@ def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
         ("memtab-2p-none", "none", "GRU"), ("memtab-more", "none", "GRU"),
         ("pelmanism-solo-none", "none", "GRU")]
     first, more = runs[0], runs[1]
+    # a benchmark track's final scores are the benchmark's own (every opponent, expert too)
+    assert first["final_scale"] == "benchmark" and "win_rate_expert" in first["final"][0]
+    from memtab_env.study.scores import benchmark_score
+
+    zip0 = results / "study" / "memtab-2p-none" / first["policies"][0]
+    assert first["final"][0] == benchmark_score(zip0, "memtab-2p-none", 6)
     import jax
 
     # each run file says what trained it: a rerun elsewhere is compared knowing that

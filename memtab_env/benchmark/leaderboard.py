@@ -256,9 +256,11 @@ def study_seed_notes(study_runs: Sequence[dict[str, Any]]) -> dict[tuple[str, st
     policy that is the best seed of a memory study cell (``agents.shipped.STUDY_SEEDS``)
     whose run file is among ``study_runs``; the IQM and interval are the cell's, from
     :func:`memtab_env.study.aggregate`. A shipped seed that is not the cell's best is
-    labelled "seed s of N" instead."""
+    labelled "seed s of N" instead; a cell whose final scores are the study's JAX proxy
+    (older run files) says so."""
     from agents.shipped import STUDY_SEEDS
     from memtab_env.study import aggregate
+    from memtab_env.study.tables import final_scale
 
     cells = aggregate(study_runs)
     notes = {}
@@ -271,7 +273,9 @@ def study_seed_notes(study_runs: Sequence[dict[str, Any]]) -> dict[tuple[str, st
         cell = cells[(track, memory, model)]
         best = scores[run["seeds"].index(seed)] == max(scores)
         which = f"best of {len(scores)} seeds" if best else f"seed {seed} of {len(scores)}"
-        notes[(name, scored_on)] = f"{which}; cell IQM {cell['iqm']:.2f} [{cell['lo']:.2f}, {cell['hi']:.2f}]"
+        scale = " on the study's JAX proxy" if final_scale(run) == "jax-proxy" else ""
+        notes[(name, scored_on)] = (f"{which}; cell IQM {cell['iqm']:.2f} [{cell['lo']:.2f}, "
+                                    f"{cell['hi']:.2f}]{scale}")
     return notes
 
 

@@ -58,9 +58,11 @@ def ppo_config(study: Study, track: StudyTrack, memory: str, model: str, seed: i
 class Scorer:
     """Scores of policies on a track's evaluation deals, played in the JAX view with the
     policy's sampled actions (``curve_deals`` for the curves, ``final_deals`` for the
-    final score). ``benchmark`` tracks: every deal once per seat against each of the
+    final score of ``solo-turns`` tracks). ``benchmark`` tracks: the curves only (a
+    cheap proxy, run every curve point): every deal once per seat against each of the
     track's reference opponents that the JAX view plays exactly (``random``, ``greedy``),
-    normalised with those opponents' anchors (:func:`memtab_env.study.benchmark_anchors`)."""
+    normalised with those opponents' anchors (:func:`memtab_env.study.benchmark_anchors`);
+    their final scores are the benchmark's own (:func:`memtab_env.study.scores.benchmark_score`)."""
 
     def __init__(self, study: Study, track: StudyTrack, memory: str, policy: Any,
                  results_dir: Path) -> None:
@@ -180,8 +182,13 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         save(p, policy, dataclasses.replace(config, seed=seed),
              {"study": {"track": track_id, "memory": memory, "model": model}})
         policies.append(p)
-    final = [scorer.score(jax.tree.map(lambda x, i=i: x[i], trainer.runner.params),
-                          study.final_deals) for i in range(len(study.seeds))]
+    if track.score == "benchmark":  # the benchmark's own scale, as the leaderboard's
+        from memtab_env.study.scores import benchmark_score
+
+        final = [benchmark_score(p, track.scored_on, study.final_deals) for p in policies]
+    else:
+        final = [scorer.score(jax.tree.map(lambda x, i=i: x[i], trainer.runner.params),
+                              study.final_deals) for i in range(len(study.seeds))]
     run = {
         "format": RUN_FORMAT,
         "track": track_id,
@@ -194,6 +201,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         **({"init": {"track": track.init, "timesteps": before}} if track.init else {}),
         "config": {k: v for k, v in config.to_json().items() if k != "seed"},
         "final_deals": study.final_deals,
+        "final_scale": track.score,
         "final": final,
         "curves": curves,
         "training": training,

@@ -7,6 +7,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from memtab_env.study.scores import FINAL_SCALES
+
+
+def final_scale(run: dict[str, Any]) -> str:
+    """The scale of a run file's final scores (:data:`~memtab_env.study.scores.FINAL_SCALES`):
+    its ``final_scale``, or for a file written before that field, what its scores hold
+    (turns: ``solo-turns``; win rates against ``random`` and ``greedy``: ``jax-proxy``)."""
+    if run.get("final_scale") in FINAL_SCALES:
+        return run["final_scale"]
+    return "solo-turns" if "turns" in run["final"][0] else "jax-proxy"
+
 
 def aggregate(runs: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, float]]:
     """``(track, memory, model) -> {iqm, lo, hi, seeds}`` of the final scores."""
@@ -45,7 +56,8 @@ def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
         rows.sort(key=lambda kv: (-kv[1]["iqm"], kv[0][1], kv[0][2]))
         run = next(r for r in runs if r["track"] == track)
         lines += [f"### {track}", "", f"{run.get('description', '')} Budget: "
-                  f"{run['timesteps']:,} learner steps per seed.", "",
+                  f"{run['timesteps']:,} learner steps per seed. Final scores: "
+                  f"{FINAL_SCALES[final_scale(run)]}.", "",
                   "| # | memory model | architecture | seeds | IQM normalised | 95% interval |",
                   "|---|---|---|---|---|---|"]
         for rank, ((_, memory, model), v) in enumerate(rows, 1):
