@@ -50,3 +50,14 @@ def test_xla_threads_reads_the_single_thread_flags(monkeypatch: pytest.MonkeyPat
     assert bench.xla_threads() == 1
     monkeypatch.setenv("XLA_FLAGS", "")
     assert bench.xla_threads() == len(os.sched_getaffinity(0))
+
+
+def test_the_device_check_runs_tiny_on_a_cpu(capsys: pytest.CaptureFixture) -> None:
+    """``benchmarks/device_check.py --tiny``: the script an accelerator machine runs works
+    end to end here and prints both figures (their values mean nothing at this size)."""
+    pytest.importorskip("memax")
+    check = _script("device_check")
+    assert check.main(["--tiny", "--encoders", "flat"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("JAX ") and "env flips/s  MemTab-v0 2p, obs, B=16:" in out
+    assert "PPO steps/s  flat GRU, 4 games x 8 steps:" in out and "first update" in out
