@@ -96,9 +96,9 @@ def xla_threads() -> int:
 
 def sb3_model(kind: str, num_envs: int, width: int, n_epochs: int = EPOCHS) -> Any:
     """The RecurrentPPO learner of ``kind`` (built, not trained)."""
+    from memtab_env.agents.recurrent_policy import ObsMaskedLstmPolicy, SlotMemoryPolicy, legal_status
     from sb3_contrib import RecurrentPPO
 
-    from memtab_env.agents.recurrent_policy import ObsMaskedLstmPolicy, SlotMemoryPolicy, legal_status
     from memtab_env.train.config import config_from_dict, load_yaml
     from memtab_env.train.vec import make_vec_env
 
