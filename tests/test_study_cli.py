@@ -34,7 +34,7 @@ def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
     def fake_run_cell(study, track, memory, model, out, results, log=print):
         calls.append((track, memory, model, study.seeds, study.tracks[track].timesteps, out,
                       capsys.readouterr().out))
-        log("final IQM +0.000")
+        log(f"{track} {memory} {model}: final IQM +0.000")
         return {}
 
     monkeypatch.setattr(study_run, "run_cell", fake_run_cell)

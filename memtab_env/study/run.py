@@ -398,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{head}: {len(study.seeds)} seed(s) x {study.tracks[track].timesteps:,} steps; "
                       "compiling (the first update; cached for reruns) ...", flush=True)
                 run_cell(study, track, memory, model, out, results,
-                         log=lambda line, head=head: print(f"{head}: {line}", flush=True))
+                         log=lambda line, k=k: print(f"[{k}/{len(cells)}] {line.strip()}", flush=True))
         report(out, figures, board, results, tables=None if args.write_committed else out / "study.md")
         print(f"run files and policies: {out}")
     except StudyError as exc:
