@@ -21,13 +21,30 @@ def _script(name: str) -> ModuleType:
     return module
 
 
-def test_the_throughput_benchmark_builds_both_sides_alike() -> None:
+def test_the_throughput_benchmark_builds_both_sides_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     """``bench_jax_ppo``: for every network, the RecurrentPPO learner and the JAX PPO
     config it is timed against have the same threads, rollout shape, epochs, minibatches,
     width, a memory shared by actor and critic, and both mask illegal flips (read back
-    from the built learners); another width on one side is caught."""
+    from the built learners); another width or thread count on one side is caught."""
     pytest.importorskip("sb3_contrib")
+    import torch
+
     bench = _script("bench_jax_ppo")
+    # what --threads 1 sets (jax is already imported here: its flags are only read back)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        _check_sides(bench)
+        if len(os.sched_getaffinity(0)) > 1:
+            torch.set_num_threads(2)
+            built = bench.settings(bench.sb3_model("flat", 4, 8), bench.jax_config("flat", "GRU", 4, 8, 256))
+            assert built["sb3"]["threads"] == 2 != built["jax"]["threads"]
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _check_sides(bench: ModuleType) -> None:
     for kind, width in bench.DEFAULT_WIDTH.items():
         built = bench.settings(bench.sb3_model(kind, 4, width), bench.jax_config(kind, "GRU", 4, width, 256))
         assert set(built["sb3"]) == set(built["jax"]) == set(bench.MATCHED)
