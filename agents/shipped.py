@@ -52,6 +52,14 @@ SHIPPED: dict[str, tuple[str, str]] = {
     "gru-memtab-none": ("gru_memtab_none.zip", "jax_ppo"),
 }
 
+#: shipped policies that are one seed of a memory study cell: name -> (benchmark track the
+#: cell is scored on, study track, memory, architecture, seed) of the cell's run file under
+#: ``results/study/`` (the leaderboard labels the policy's row on that benchmark track
+#: "best of N seeds; cell IQM X [lo, hi]")
+STUDY_SEEDS: dict[str, tuple[str, str, str, str, int]] = {
+    "gru-memtab-none": ("memtab-2p-none", "memtab-2p-none-latch-greedy", "none", "GRU", 2),
+}
+
 
 def shipped_path(name: str) -> Path:
     """The zip of the shipped policy ``name``."""

@@ -1,26 +1,41 @@
 """End-to-end training throughput (collection plus updates) of the JAX PPO
-(:mod:`memtab_env.jax.ppo`) beside sb3-contrib's RecurrentPPO, in one process.
+(:mod:`memtab_env.jax.ppo`) beside sb3-contrib's RecurrentPPO, in one process, at matched
+settings.
 
-Run: ``python benchmarks/bench_jax_ppo.py [--models LSTM GRU MLP] [--timesteps 100000]``
+Run: ``python benchmarks/bench_jax_ppo.py [--kinds kinds flat] [--models LSTM GRU MLP]
+[--threads 1] [--repeats 3]``
 
 Both train on MemTab-v0, two players, memory ``none``, ``random`` opponents, learner seat
-drawn each episode, on the same CPU cores, with comparable recurrent policies:
+drawn each episode, with the same settings on both sides (:func:`settings` reads them
+back from the two built learners; ``tests/test_benchmarks.py`` asserts them equal):
 
-- *per position* (what the study trains): RecurrentPPO with the project's recurrent set
-  policy (``configs/recurrent_none.yaml``: one small LSTM per position, shared weights,
-  then the set network; the batched numba vector env) against the JAX PPO's set encoder
-  with a memax memory per position (``recurrent_size`` 16, as the LSTM's slot memory);
-- *kinds*: the same RecurrentPPO against the JAX PPO's ``kinds`` network (its set
-  layers pass messages between positions of one kind, as the torch set network does)
-  with a latch-initialised GRU per position (``latch_init``; other models: no latch;
-  ``recurrent_size`` 32, as the latch copies the position's 18 fields into its units);
-- *flat*: RecurrentPPO's ``MlpLstmPolicy`` (an LSTM of ``--hidden`` units over the whole
-  observation, ``DummyVecEnv``) against the JAX PPO's ``flat`` encoder of the same width.
+- **threads**: the process is pinned to ``--threads`` cores (``os.sched_setaffinity``),
+  torch runs that many threads and, at one thread, XLA's CPU backend runs single-threaded
+  (``--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1``); ``0``: every core
+  on both sides;
+- **rollouts**: ``--num-envs`` games x 64 steps, 4 epochs of 4 minibatches (games split);
+- **widths**: one ``--width`` for the recurrent memory and the layers after it;
+- **actor and critic alike**: one memory shared by the actor and the critic, separate
+  heads after it (sb3-contrib's ``shared_lstm=True, enable_critic_lstm=False``);
+- **masking**: both sides never choose an illegal flip (the JAX PPO masks the logits
+  with the env's legal mask; the torch policies read the face-down positions from the
+  observation, ``ObsMaskedLstmPolicy``); each side says so in its output line.
 
-Same rollout shape for both sides (``--num-envs`` games x 64 steps, 4 epochs), one torch
-thread (as train.py). Steps/s counts learner steps; the JAX figure excludes the first
-update (compilation), the SB3 figure a warm-up rollout. Prints, never asserts. Target:
-the JAX PPO >= 30x RecurrentPPO.
+The networks:
+
+- *position*: RecurrentPPO with the project's slot-memory set policy (``SlotMemoryPolicy``:
+  one small LSTM per position, shared weights, then the set network; the batched numba
+  vector env) against the JAX PPO's ``set`` encoder with a memax memory per position;
+- *kinds*: the same RecurrentPPO against the JAX PPO's ``kinds`` network (the one that
+  learns MemTab: messages between positions of one kind, as the torch set network), a
+  latch-initialised GRU per position (``latch_init``; other models: no latch);
+- *flat*: RecurrentPPO's masked LSTM policy (one LSTM over the whole observation, linear
+  heads) against the JAX PPO's ``flat`` encoder (one memax memory, linear heads).
+
+Steps/s counts learner steps: the JAX figure excludes the first update (compilation,
+printed apart), the SB3 figure a warm-up rollout and times ``--sb3-timesteps`` (>= 8,192).
+Each figure is the median of ``--repeats`` runs; ratios are of medians measured in the
+same process. Prints, never asserts. Goal on a CPU: the JAX PPO >= 10x RecurrentPPO.
 
 ``--breakdown`` also trains the JAX PPO at 1 and 2 epochs (RecurrentPPO at 1) and fits
 seconds per step = collection (with GAE) + epochs x epoch: the rate with no updates at
@@ -36,60 +51,134 @@ learner step of every game.
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
+import sys
 import time
+from typing import Any
 
 BREAKDOWN_EPOCHS = (1, 2, 4)  # the last is the measured default, 4 epochs
+NUM_STEPS, EPOCHS, MINIBATCHES = 64, 4, 4
+#: the settings that must be equal on both sides (:func:`settings`)
+MATCHED = ("threads", "num_envs", "num_steps", "epochs", "minibatches", "width",
+           "shared_memory", "masks_illegal")
+MIN_SB3_TIMESTEPS = 8192
+DEFAULT_WIDTH = {"position": 16, "kinds": 32, "flat": 128}
 
 
-def sb3_rate(kind: str, timesteps: int, num_envs: int, hidden: int, n_epochs: int = 4) -> float:
+def pin_threads(threads: int) -> int:
+    """Pin this process to ``threads`` cores (0: every core it may use) and both
+    libraries to that many threads; call before jax is imported. Returns the count."""
+    cores = sorted(os.sched_getaffinity(0))
+    if threads < 0 or threads > len(cores):
+        raise SystemExit(f"--threads must be 0 (every core) or 1..{len(cores)}, got {threads}")
+    threads = threads or len(cores)
+    if threads == 1:
+        if "jax" in sys.modules:
+            raise RuntimeError("pin_threads must run before jax is imported")
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
+                                   " intra_op_parallelism_threads=1").strip()
+    os.sched_setaffinity(0, cores[:threads])
     import torch
 
-    torch.set_num_threads(1)  # small networks: threads only contend (as train.py)
+    torch.set_num_threads(threads)
+    return threads
+
+
+def xla_threads() -> int:
+    """The threads XLA's CPU backend computes with: 1 when pinned single-threaded, else
+    the cores this process may use."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "--xla_cpu_multi_thread_eigen=false" in flags and "intra_op_parallelism_threads=1" in flags:
+        return 1
+    return len(os.sched_getaffinity(0))
+
+
+def sb3_model(kind: str, num_envs: int, width: int, n_epochs: int = EPOCHS) -> Any:
+    """The RecurrentPPO learner of ``kind`` (built, not trained)."""
+    from memtab_env.agents.recurrent_policy import ObsMaskedLstmPolicy, SlotMemoryPolicy, legal_status
+    from sb3_contrib import RecurrentPPO
+
+    from memtab_env.train.config import config_from_dict, load_yaml
+    from memtab_env.train.vec import make_vec_env
+
+    cfg = config_from_dict({"n_envs": num_envs, "n_steps": NUM_STEPS,
+                            "batch_size": NUM_STEPS * num_envs // MINIBATCHES, "n_epochs": n_epochs,
+                            "tensorboard": False, "progress_bar": False},
+                           base=load_yaml("recurrent_none", "MemTab-v0"))
+    cfg.validate()
+    env = make_vec_env(cfg, seed=0)
+    status = legal_status(cfg.game, num_players=cfg.num_players, **cfg.env_options)
     if kind in ("position", "kinds"):
-        from memtab_env.train.config import config_from_dict, load_yaml
-        from memtab_env.train.model import make_model
-        from memtab_env.train.vec import make_vec_env
+        from memtab_env.agents.set_policy import token_layout
 
-        cfg = config_from_dict({"n_envs": num_envs, "n_steps": 64, "batch_size": 64 * num_envs // 4,
-                                "n_epochs": n_epochs, "tensorboard": False, "progress_bar": False},
-                               base=load_yaml("recurrent_none", "MemTab-v0"))
-        cfg.validate()
-        env = make_vec_env(cfg, seed=0)
-        model = make_model(cfg, env, None)
+        layout = token_layout(cfg.game, num_players=cfg.num_players, **cfg.env_options)
+        policy: Any = SlotMemoryPolicy
+        kwargs: dict[str, Any] = dict(legal_status=status, layout=layout, slot_size=width,
+                                      set_dim=width, set_layers=2, value_hidden=width)
     else:
-        import gymnasium
-        from sb3_contrib import RecurrentPPO
-        from stable_baselines3.common.vec_env import DummyVecEnv
+        policy = ObsMaskedLstmPolicy
+        kwargs = dict(legal_status=status, lstm_hidden_size=width, net_arch=[], shared_lstm=True,
+                      enable_critic_lstm=False)
+    return RecurrentPPO(policy, env, n_steps=NUM_STEPS, batch_size=NUM_STEPS * num_envs // MINIBATCHES,
+                        n_epochs=n_epochs, policy_kwargs=kwargs, seed=0, verbose=0)
 
-        import memtab_env  # noqa: F401 - registers MemTab-v0
 
-        env = DummyVecEnv([lambda: gymnasium.make("MemTab-v0", memory="none", opponents="random",
-                                                  learner_seat="random") for _ in range(num_envs)])
-        model = RecurrentPPO("MlpLstmPolicy", env, n_steps=64, batch_size=64 * num_envs // 4,
-                             n_epochs=n_epochs, policy_kwargs={"lstm_hidden_size": hidden}, seed=0,
-                             verbose=0)
-    model.learn(64 * num_envs)  # warm-up
+def jax_config(kind: str, model: str, num_envs: int, width: int, timesteps: int,
+               update_epochs: int = EPOCHS) -> Any:
+    """The JAX PPO config of ``kind`` and memax ``model``."""
+    from memtab_env.jax.ppo import PPOConfig
+
+    return PPOConfig(memory_model=model, num_envs=num_envs, num_steps=NUM_STEPS,
+                     update_epochs=update_epochs, num_minibatches=MINIBATCHES,
+                     encoder={"position": "set"}.get(kind, kind),
+                     latch_init=kind == "kinds" and model == "GRU", recurrent_size=width,
+                     total_timesteps=timesteps + num_envs * NUM_STEPS, learner_seat="random",
+                     env_options={"num_players": 2, "memory": "none"}).check()
+
+
+def settings(sb3: Any, config: Any) -> dict[str, dict[str, Any]]:
+    """What each side was built with, read back from the learners themselves:
+    ``{"sb3": {...}, "jax": {...}}``, the keys of :data:`MATCHED`."""
+    import torch
+
+    policy = sb3.policy
+    slot = getattr(policy, "slot_size", None)
+    minibatches, rest = divmod(sb3.n_steps * sb3.n_envs, sb3.batch_size)
+    return {
+        "sb3": {"threads": torch.get_num_threads(), "num_envs": sb3.n_envs, "num_steps": sb3.n_steps,
+                "epochs": sb3.n_epochs, "minibatches": minibatches if not rest else None,
+                "width": slot if slot is not None else policy.lstm_actor.hidden_size,
+                "shared_memory": bool(policy.shared_lstm and not policy.enable_critic_lstm),
+                "masks_illegal": hasattr(policy, "legal_status")},
+        "jax": {"threads": xla_threads(), "num_envs": config.num_envs, "num_steps": config.num_steps,
+                "epochs": config.update_epochs, "minibatches": config.num_minibatches,
+                "width": config.recurrent_size,
+                "shared_memory": True,  # one memory feeds both heads in every JAX network
+                "masks_illegal": True},  # every JAX network masks its logits with the legal mask
+    }
+
+
+def sb3_rate(kind: str, timesteps: int, num_envs: int, width: int, n_epochs: int = EPOCHS) -> float:
+    model = sb3_model(kind, num_envs, width, n_epochs)
+    model.learn(NUM_STEPS * num_envs)  # warm-up
     start = time.perf_counter()
     model.learn(timesteps, reset_num_timesteps=False)
     return timesteps / (time.perf_counter() - start)
 
 
-def jax_rate(kind: str, model: str, timesteps: int, num_envs: int, hidden: int,
-             update_epochs: int = 4) -> float:
-    from memtab_env.jax.ppo import PPOConfig, Trainer
+def jax_rate(kind: str, model: str, timesteps: int, num_envs: int, width: int,
+             update_epochs: int = EPOCHS) -> tuple[float, float]:
+    """(learner steps/s after the first update, seconds of the first update)."""
+    from memtab_env.jax.ppo import Trainer
 
-    config = PPOConfig(memory_model=model, num_envs=num_envs, num_steps=64,
-                       update_epochs=update_epochs,
-                       encoder={"position": "set"}.get(kind, kind),
-                       latch_init=kind == "kinds" and model == "GRU",
-                       recurrent_size={"position": 16, "kinds": 32}.get(kind, hidden),
-                       total_timesteps=timesteps + num_envs * 64, learner_seat="random",
-                       env_options={"num_players": 2, "memory": "none"})
-    trainer = Trainer(config)
+    trainer = Trainer(jax_config(kind, model, num_envs, width, timesteps, update_epochs))
+    start = time.perf_counter()
     first = trainer.update()[0]
+    compile_s = time.perf_counter() - start
     while not trainer.done:
         last = trainer.update()[0]
-    return (last["timesteps"] - first["timesteps"]) / (last["seconds"] - first["seconds"])
+    return (last["timesteps"] - first["timesteps"]) / (last["seconds"] - first["seconds"]), compile_s
 
 
 def fit_breakdown(epochs: list[int], rates: list[float]) -> tuple[float, float]:
@@ -150,38 +239,66 @@ def env_rates(num_envs: int, rollouts: int) -> tuple[float, float]:
     return jax_rate, sb3_rate
 
 
+
+def _median(rates: list[float]) -> float:
+    return statistics.median(rates)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kinds", nargs="+", default=["position", "flat"],
+    parser.add_argument("--kinds", nargs="+", default=["kinds", "flat"],
                         choices=["position", "kinds", "flat"])
-    parser.add_argument("--models", nargs="+", default=["LSTM", "GRU", "MLP"])
+    parser.add_argument("--models", nargs="+", default=["LSTM", "GRU", "MLP"],
+                        help="memax models of the JAX side")
     parser.add_argument("--timesteps", type=int, default=100_000)
-    parser.add_argument("--sb3-timesteps", type=int, default=4096)
+    parser.add_argument("--sb3-timesteps", type=int, default=MIN_SB3_TIMESTEPS)
     parser.add_argument("--num-envs", type=int, default=32)
-    parser.add_argument("--hidden", type=int, default=128)
+    parser.add_argument("--width", type=int, default=None,
+                        help="width of the memory and the layers after it on both sides (default: "
+                             + ", ".join(f"{k} {v}" for k, v in DEFAULT_WIDTH.items()) + ")")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="cores and threads of both sides (0: every core)")
+    parser.add_argument("--repeats", type=int, default=1, help="runs per figure; the median is printed")
     parser.add_argument("--breakdown", action="store_true",
                         help="also train the JAX PPO at 1 and 2 epochs (RecurrentPPO at 1) and "
                              "split its time into collection and one epoch of updates")
     parser.add_argument("--env-only", action="store_true",
                         help="first measure collection alone (random legal flips, no network)")
     args = parser.parse_args(argv)
+    if args.sb3_timesteps < MIN_SB3_TIMESTEPS:
+        parser.error(f"--sb3-timesteps must be >= {MIN_SB3_TIMESTEPS}, got {args.sb3_timesteps}")
+    threads = pin_threads(args.threads)
+    print(f"threads: {threads} on both sides (torch {threads}, XLA {xla_threads()})", flush=True)
     if args.env_only:
         jax_env, sb3_env = env_rates(args.num_envs, rollouts=64)
         print(f"[env only] SB3 side's vector env ({args.num_envs} envs): {sb3_env:10.0f} steps/s", flush=True)
         print(f"[env only] JAX PPO's view, scan of 64 ({args.num_envs} envs): {jax_env:10.0f} steps/s  "
               f"ratio {jax_env / sb3_env:6.1f}x", flush=True)
     for kind in args.kinds:
-        sb3 = sb3_rate(kind, args.sb3_timesteps, args.num_envs, args.hidden)
-        print(f"[{kind}] sb3-contrib RecurrentPPO ({args.num_envs} envs): {sb3:10.0f} steps/s", flush=True)
+        width = args.width or DEFAULT_WIDTH[kind]
+        built = settings(sb3_model(kind, args.num_envs, width),
+                         jax_config(kind, args.models[0], args.num_envs, width, args.timesteps))
+        unequal = [k for k in MATCHED if built["sb3"][k] != built["jax"][k]]
+        if unequal:
+            raise SystemExit(f"[{kind}] settings differ between the sides: {unequal}: {built}")
+        print(f"[{kind}] settings (both sides): " + ", ".join(f"{k} {built['jax'][k]}" for k in MATCHED),
+              flush=True)
+        sb3 = _median([sb3_rate(kind, args.sb3_timesteps, args.num_envs, width)
+                       for _ in range(args.repeats)])
+        print(f"[{kind}] sb3-contrib RecurrentPPO ({args.num_envs} envs, width {width}, masks illegal "
+              f"flips: {'yes' if built['sb3']['masks_illegal'] else 'no'}): {sb3:10.0f} steps/s", flush=True)
         if args.breakdown:
-            sb3_one = sb3_rate(kind, args.sb3_timesteps, args.num_envs, args.hidden, n_epochs=1)
+            sb3_one = sb3_rate(kind, args.sb3_timesteps, args.num_envs, width, n_epochs=1)
             print(f"[{kind}] sb3-contrib RecurrentPPO at 1 epoch: {sb3_one:10.0f} steps/s", flush=True)
         for model in args.models:
-            rate = jax_rate(kind, model, args.timesteps, args.num_envs, args.hidden)
-            print(f"[{kind}] JAX PPO {model:>9} ({args.num_envs} envs): {rate:10.0f} steps/s  "
-                  f"ratio {rate / sb3:6.1f}x", flush=True)
+            runs = [jax_rate(kind, model, args.timesteps, args.num_envs, width) for _ in range(args.repeats)]
+            rate = _median([r for r, _ in runs])
+            print(f"[{kind}] JAX PPO {model:>9} ({args.num_envs} envs, width {width}, masks illegal flips: "
+                  f"{'yes' if built['jax']['masks_illegal'] else 'no'}): {rate:10.0f} steps/s  "
+                  f"ratio {rate / sb3:6.1f}x  (first update, compilation included: "
+                  f"{', '.join(f'{c:.1f}' for _, c in runs)} s)", flush=True)
             if args.breakdown:
-                rates = [jax_rate(kind, model, args.timesteps, args.num_envs, args.hidden, epochs)
+                rates = [jax_rate(kind, model, args.timesteps, args.num_envs, width, epochs)[0]
                          for epochs in BREAKDOWN_EPOCHS[:-1]] + [rate]
                 collection, epoch = fit_breakdown(list(BREAKDOWN_EPOCHS), rates)
                 print(f"[{kind}] JAX PPO {model:>9} at {', '.join(map(str, BREAKDOWN_EPOCHS))} epochs: "

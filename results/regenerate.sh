@@ -2,9 +2,9 @@
 # Regenerate every committed result, the normalised-score anchors and LEADERBOARD.md
 # (run from the repository root after a reference agent changed). About 15 minutes of
 # CPU; `search` takes most of it. Results are identical on every backend, so BACKEND
-# (default: multiprocessing, 2 workers) only changes the time. Results of memtab-2p
-# carry their game records (so the leaderboard audits them); the others carry none, to
-# keep the repository small.
+# (default: multiprocessing, 2 workers) only changes the time. Results of memtab-2p and
+# memtab-2p-none carry their game records (so the leaderboard audits them); the others
+# carry none, to keep the repository small.
 set -euo pipefail
 BACKEND=${BACKEND:-"--backend multiprocessing --workers 2"}
 TMP=$(mktemp -d)
@@ -17,7 +17,7 @@ run() {  # run TRACK AGENT OUT [extra args]
     | tail -n 3
 }
 recs() {  # records option for the committed result of TRACK AGENT
-  if [ "$1" = memtab-2p ]; then echo "--records results/$1/$2.records.jsonl.gz"; fi
+  if [ "$1" = memtab-2p ] || [ "$1" = memtab-2p-none ]; then echo "--records results/$1/$2.records.jsonl.gz"; fi
 }
 tracks=$(python -c "from memtab_env.benchmark import TRACKS; print(*(f'{t.id}:{t.strongest}' for t in TRACKS.values()))")
 

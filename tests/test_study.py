@@ -189,6 +189,7 @@ def test_run_files_are_checked_as_untrusted_data(tmp_path: Path) -> None:
         ({**good, "curves": [[{"timesteps": "0", "score": 0.0}]] * 3}, "curves"),
         ({k: v for k, v in good.items() if k != "model"}, "missing field 'model'"),
         ({**good, "follow_up": "yes"}, "follow_up must be true or false"),
+        ({**good, "final_scale": "mine"}, "final_scale must be one of"),
     ]:
         path.write_text(json.dumps(bad))
         with pytest.raises(StudyError, match=message):
@@ -207,16 +208,16 @@ def test_the_leaderboard_section_ranks_cells_by_iqm_with_intervals() -> None:
     assert "GRU" in table[0] and "MLP" in table[1]  # ranked by IQM
     # IQM of 0.1 .. 0.5 (trim a quarter each side): mean of 0.2, 0.3, 0.4
     assert "| 1 | `none` | GRU | 5 | 0.30 |" in text
-    assert "### Across tracks" in text
-    assert "| `none` | GRU |" in text.split("### Across tracks")[1]
+    # across tracks: ranks, not pooled scores (the tracks' anchors differ)
+    across = text.split("### Ranks across tracks")[1]
+    assert "| `none` | GRU | 1 | 1 | 1.0 |" in across and "| `none` | MLP | 2 | 2 | 2.0 |" in across
     assert study.leaderboard_section([]) == []
     # a follow-up track is ranked on its own and left out of the across-tracks table
     long = {**_run("pelmanism-long", "none", "GRU", [0.9] * 5), "follow_up": True}
     text = "\n".join(study.leaderboard_section([*runs, long]))
     assert "### pelmanism-long" in text
-    across = text.split("### Across tracks")[1]
-    assert "| `none` | GRU |" in across and "0.90" not in across
-    assert "### Across tracks" not in "\n".join(study.leaderboard_section(runs[:2] + [long]))
+    assert "pelmanism-long" not in text.split("### Ranks across tracks")[1]
+    assert "### Ranks across tracks" not in "\n".join(study.leaderboard_section(runs[:2] + [long]))
 
 
 def test_curves_are_drawn_as_the_iqm_with_its_bootstrap_interval_clipped_at_the_floor(
@@ -280,7 +281,7 @@ def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
                             "benchmark": "memtab-2p-none", "options": {"num_players": 2},
                             "models": ["GRU"], "memories": ["none"], "init": "memtab-2p-none"}}}))
     args = ["--config", str(config), "--results", str(results), "--figures", str(tmp_path / "fig"),
-            "--leaderboard", str(tmp_path / "LEADERBOARD.md"), "--models", "GRU"]
+            "--leaderboard", str(tmp_path / "LEADERBOARD.md"), "--models", "GRU", "--write-committed"]
     # a track that trains on from another needs that track's run first
     assert main([*args, "--tracks", "memtab-more"]) == 2
     assert "memtab-more / none / GRU starts from" in capsys.readouterr().out
@@ -290,6 +291,12 @@ def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
         ("memtab-2p-none", "none", "GRU"), ("memtab-more", "none", "GRU"),
         ("pelmanism-solo-none", "none", "GRU")]
     first, more = runs[0], runs[1]
+    # a benchmark track's final scores are the benchmark's own (every opponent, expert too)
+    assert first["final_scale"] == "benchmark" and "win_rate_expert" in first["final"][0]
+    from memtab_env.study.scores import benchmark_score
+
+    zip0 = results / "study" / "memtab-2p-none" / first["policies"][0]
+    assert first["final"][0] == benchmark_score(zip0, "memtab-2p-none", 6)
     import jax
 
     # each run file says what trained it: a rerun elsewhere is compared knowing that

@@ -262,6 +262,46 @@ def _norm(result: dict[str, Any]) -> tuple[float | None, str]:
     return value, f"{value:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]" + (" (IQM)" if is_iqm else "")
 
 
+def study_seed_notes(study_runs: Sequence[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(shipped policy name, benchmark track) -> "best of N seeds; cell IQM X [lo, hi]"
+    for every shipped
+    policy that is the best seed of a memory study cell (``agents.shipped.STUDY_SEEDS``)
+    whose run file is among ``study_runs``; the IQM and interval are the cell's, from
+    :func:`memtab_env.study.aggregate`. A shipped seed that is not the cell's best is
+    labelled "seed s of N" instead; a cell whose final scores are the study's JAX proxy
+    (older run files) says so."""
+    from agents.shipped import STUDY_SEEDS
+    from memtab_env.study import aggregate
+    from memtab_env.study.tables import final_scale
+
+    cells = aggregate(study_runs)
+    notes = {}
+    for name, (scored_on, track, memory, model, seed) in STUDY_SEEDS.items():
+        run = next((r for r in study_runs if (r["track"], r["memory"], r["model"]) == (track, memory, model)),
+                   None)
+        if run is None or seed not in run["seeds"]:
+            continue
+        scores = [f["score"] for f in run["final"]]
+        cell = cells[(track, memory, model)]
+        best = scores[run["seeds"].index(seed)] == max(scores)
+        which = f"best of {len(scores)} seeds" if best else f"seed {seed} of {len(scores)}"
+        scale = " on the study's JAX proxy" if final_scale(run) == "jax-proxy" else ""
+        notes[(name, scored_on)] = (f"{which}; cell IQM {cell['iqm']:.2f} [{cell['lo']:.2f}, "
+                                    f"{cell['hi']:.2f}]{scale}")
+    return notes
+
+
+def _note(result: dict[str, Any], notes: dict[tuple[str, str], str]) -> str:
+    """`` (note)`` for a result of one shipped study seed on the track its cell is scored
+    on, else empty."""
+    specs = {(run["kind"], run["spec"]) for run in result["agent"]["runs"]}
+    if len(specs) == 1:
+        kind, spec = specs.pop()
+        if kind == "builtin" and (spec, result["track"]["id"]) in notes:
+            return f" ({notes[(spec, result['track']['id'])]})"
+    return ""
+
+
 def mean_figures(runs: Sequence[dict[str, Any]], key: str | None) -> dict[str, Any]:
     """Figures of a single run, or the mean win rate of several runs (no interval: the
     IQM of the normalised score carries the interval over runs)."""
@@ -310,6 +350,7 @@ def render(entries: Sequence[Entry], out_dir: Path,
         if not rows:
             lines += ["No results yet.", ""]
             continue
+        notes = study_seed_notes(study_runs)
         rows.sort(key=lambda e: (-(_norm(e.result)[0] if _norm(e.result)[0] is not None else -math.inf),
                                  -e.result["summary"]["win_rate"], e.label))
         head = ["#", "agent", "runs", "deals", "win rate", *[f"vs {o}" for o in track.opponents],
@@ -323,7 +364,7 @@ def render(entries: Sequence[Entry], out_dir: Path,
             except ValueError:
                 rel = e.path
             cells = [
-                str(rank), md_code(e.label), str(len(r["runs"])), str(len(r["seeds"])),
+                str(rank), md_code(e.label) + _note(r, notes), str(len(r["runs"])), str(len(r["seeds"])),
                 _rate(mean_figures(r["runs"], None)),
                 *[_rate(mean_figures(r["runs"], o)) for o in track.opponents],
                 _norm(r)[1], f"{diff:+.2f}",

@@ -2,7 +2,7 @@
 per cell the final score of every seed, their IQM and interval
 (:func:`memtab_env.study.tables.aggregate`), and the learning curve with its band
 (:func:`memtab_env.study.figures.curve_band`, as the PNG figures draw it); across tracks,
-the table of :func:`memtab_env.study.tables.across_tracks`."""
+the ranks of :func:`memtab_env.study.tables.across_tracks`."""
 
 from __future__ import annotations
 

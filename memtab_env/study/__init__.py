@@ -15,16 +15,20 @@ Protocol (``configs/study.yaml`` holds every number; ``memtab study`` runs it):
   strong reference. ``solo-turns`` (Pelmanism solo): ``(E_random - T) / (E_random -
   E_opt)``, ``T`` the mean number of turns over the track's deals, ``E_random = n**2`` and
   ``E_opt`` the exact optimum of perfect-memory play
-  (:mod:`memtab_env.games.pelmanism.values`). ``benchmark`` (``memtab-2p-none``): the
-  benchmark track of that id (``BENCHMARK.md``: its deals, every deal once per seat, win
-  shares) against its reference opponents that the JAX view plays exactly (``random``
-  and ``greedy``; ``expert`` is a Python agent, left to the full protocol), normalised
-  between the mean win rates of ``random`` and of the track's strongest agent over the
-  same opponents, read from their committed results (:func:`benchmark_anchors`). The
-  best policies are also scored by the full protocol through the AEC env
-  (``memtab evaluate``), as every leaderboard entry is.
-- **Play.** Policies play their sampled actions (the stochastic policy PPO trains; a
-  memoryless policy's most likely flip repeats itself for ever under memory ``none``).
+  (:mod:`memtab_env.games.pelmanism.values`). ``benchmark`` (``memtab-2p-none``): one
+  scale per track id, the benchmark's: the final score of each seed is ``memtab
+  evaluate``'s normalised score of its saved policy on the benchmark track of that id
+  (its first ``final_deals`` deals, every seat rotation, every reference opponent,
+  ``expert`` included, the policy's most likely legal flip as the benchmark plays it;
+  :func:`memtab_env.study.scores.benchmark_score`), so the study and the leaderboard give
+  one policy one number. The learning curves use a cheap proxy on the JAX view: every deal
+  once per seat against the opponents it plays exactly (``random``, ``greedy``), sampled
+  actions, normalised between those opponents' anchors (:func:`benchmark_anchors`).
+  Run files record the scale of their final scores (``final_scale``); older benchmark
+  run files, without it, hold the proxy, and the tables say so.
+- **Play.** Curves: policies play their sampled actions (the stochastic policy PPO
+  trains; a memoryless policy's most likely flip repeats itself for ever under memory
+  ``none``); benchmark final scores: as the benchmark plays them.
 - **Deals.** Final scores use the first ``final_deals`` of the benchmark's evaluation
   deals (deal ``i`` from seed ``EVAL_SEED_START + i``, never used in training), the
   learning curves the first ``curve_deals``, ``curve_points`` times per run, all played

@@ -1,8 +1,13 @@
 """Train and score the cells of the memory study (:mod:`memtab_env.study`), JAX extra.
 
-``memtab study --config configs/study.yaml [--tracks ...] [--models ...] [--memories ...]``
-trains every cell that has no run file yet (a finished cell is kept: delete its file to
-redo it), then rebuilds the figures and the leaderboard section from the run files.
+``memtab study [--preset smoke | --config FILE] [--seeds N] [--timesteps STEPS] [--tracks ...]
+[--models ...] [--memories ...] [--out DIR]`` trains every cell that has no run file yet (a
+finished cell is kept: delete its file to redo it), printing a line per cell before it
+compiles and as it learns, then draws the figures and the tables from the run files. A
+user's run writes under ``runs/study/<config name>`` (or ``--out``): figures in
+``figures/``, tables in ``study.md``. The committed study (``results/study/``,
+``docs/study/``, ``LEADERBOARD.md``) is written only with ``--write-committed``, and the
+other options refuse to point there without it.
 """
 
 from __future__ import annotations
@@ -53,9 +58,11 @@ def ppo_config(study: Study, track: StudyTrack, memory: str, model: str, seed: i
 class Scorer:
     """Scores of policies on a track's evaluation deals, played in the JAX view with the
     policy's sampled actions (``curve_deals`` for the curves, ``final_deals`` for the
-    final score). ``benchmark`` tracks: every deal once per seat against each of the
+    final score of ``solo-turns`` tracks). ``benchmark`` tracks: the curves only (a
+    cheap proxy, run every curve point): every deal once per seat against each of the
     track's reference opponents that the JAX view plays exactly (``random``, ``greedy``),
-    normalised with those opponents' anchors (:func:`memtab_env.study.benchmark_anchors`)."""
+    normalised with those opponents' anchors (:func:`memtab_env.study.benchmark_anchors`);
+    their final scores are the benchmark's own (:func:`memtab_env.study.scores.benchmark_score`)."""
 
     def __init__(self, study: Study, track: StudyTrack, memory: str, policy: Any,
                  results_dir: Path) -> None:
@@ -175,8 +182,13 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         save(p, policy, dataclasses.replace(config, seed=seed),
              {"study": {"track": track_id, "memory": memory, "model": model}})
         policies.append(p)
-    final = [scorer.score(jax.tree.map(lambda x, i=i: x[i], trainer.runner.params),
-                          study.final_deals) for i in range(len(study.seeds))]
+    if track.score == "benchmark":  # the benchmark's own scale, as the leaderboard's
+        from memtab_env.study.scores import benchmark_score
+
+        final = [benchmark_score(p, track.scored_on, study.final_deals) for p in policies]
+    else:
+        final = [scorer.score(jax.tree.map(lambda x, i=i: x[i], trainer.runner.params),
+                              study.final_deals) for i in range(len(study.seeds))]
     run = {
         "format": RUN_FORMAT,
         "track": track_id,
@@ -189,6 +201,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         **({"init": {"track": track.init, "timesteps": before}} if track.init else {}),
         "config": {k: v for k, v in config.to_json().items() if k != "seed"},
         "final_deals": study.final_deals,
+        "final_scale": track.score,
         "final": final,
         "curves": curves,
         "training": training,
@@ -220,11 +233,18 @@ def _iqm(xs: Sequence[float]) -> float:
 
 def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
            results_dir: Path = Path("results"), study: Study | None = None,
-           config: str | Path | None = None) -> None:
+           config: str | Path | None = None, tables: Path | None = None) -> None:
     """Figures and the leaderboard (rebuilt from ``results_dir``, whose ``study/`` holds
     the run files), from the run files under ``out_dir``, audited against ``study``
-    (read from ``config``) when given."""
+    (read from ``config``) when given; ``tables``: a Markdown file of the study's tables
+    of those run files alone."""
     runs = collect_runs(out_dir, study, results_dir)
+    if tables is not None:
+        from memtab_env.study.tables import leaderboard_section
+
+        tables.parent.mkdir(parents=True, exist_ok=True)
+        tables.write_text("\n".join(leaderboard_section(runs) or ["No run files yet."]) + "\n")
+        print(f"tables {tables}")
     if figures_dir is not None:
         from memtab_env.study.figures import draw_curves
 
@@ -238,35 +258,134 @@ def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
         print(f"rebuilt {leaderboard}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+#: ``--preset``: study configs shipped in ``configs/``
+PRESETS = {"full": "configs/study.yaml", "smoke": "configs/study_smoke.yaml"}
+#: what ``memtab study`` writes only with ``--write-committed``: the committed run files
+#: and policies, figures and leaderboard (paths relative to the working directory)
+COMMITTED = (Path("results/study"), Path("docs/study"), Path("LEADERBOARD.md"))
+
+
+def _names(values: Any) -> str:
+    return ", ".join(map(str, values)) if values else "(none: the config did not load)"
+
+
+def _parser(study: Study | None) -> argparse.ArgumentParser:
+    """The options; the valid track, architecture and memory names in the help come from
+    the study config named on the command line (or the default one)."""
+    tracks = list(study.tracks) if study else []
+    models = list(study.models) if study else []
+    memories = [*study.memories, study.reference["memory"]] if study else []
     ap = argparse.ArgumentParser(prog="memtab study", description=(
-        "Train and score the memory study's cells (memtab_env.study), then draw its figures "
-        "and rebuild LEADERBOARD.md. Cells with a run file are kept."))
-    ap.add_argument("--config", default="configs/study.yaml", help="the study YAML")
+        "Train and score the memory study's cells (memtab_env.study), then draw its learning "
+        "curves and its tables. Cells with a run file are kept, so a stopped run resumes cell by "
+        "cell. By default everything goes to a folder of its own (--out); the committed results "
+        "(results/study, docs/study, LEADERBOARD.md) are written only with --write-committed."))
+    source = ap.add_mutually_exclusive_group()
+    source.add_argument("--config", default=None, help=f"the study YAML (default {PRESETS['full']})")
+    source.add_argument("--preset", choices=list(PRESETS), default=None,
+                        help="a shipped study config: " + ", ".join(f"{k} = {v}" for k, v in PRESETS.items())
+                        + " (smoke: one small cell, a few minutes: checks an install)")
+    ap.add_argument("--seeds", type=int, default=None, metavar="N",
+                    help="train seeds 0 .. N-1 in every cell (default: the config's seeds"
+                         + (f", {list(study.seeds)}" if study else "") + ")")
+    ap.add_argument("--timesteps", type=int, default=None, metavar="STEPS",
+                    help="learner steps per seed in every track (default: each track's budget)")
+    ap.add_argument("--tracks", nargs="+", default=None, metavar="TRACK",
+                    help=f"only these tracks (default: all): {_names(tracks)}")
+    ap.add_argument("--models", nargs="+", default=None, metavar="MODEL",
+                    help=f"only these memory architectures (default: all): {_names(models)}")
+    ap.add_argument("--memories", nargs="+", default=None, metavar="MEMORY",
+                    help=f"only these env memory models (default: all): {_names(memories)}")
     ap.add_argument("--results", default="results",
-                    help="the benchmark results (anchors of benchmark tracks; the leaderboard's source)")
+                    help="the benchmark results (anchors of benchmark tracks; read only unless "
+                         "--write-committed)")
     ap.add_argument("--out", default=None,
-                    help="folder of the run files and policies (default: RESULTS/study)")
-    ap.add_argument("--figures", default="docs/study", help="folder of the PNG learning curves")
-    ap.add_argument("--leaderboard", default="LEADERBOARD.md",
-                    help="the leaderboard to rebuild from RESULTS; '' to skip")
-    ap.add_argument("--tracks", nargs="*", default=None)
-    ap.add_argument("--models", nargs="*", default=None)
-    ap.add_argument("--memories", nargs="*", default=None)
+                    help="folder of the run files, policies, figures (OUT/figures) and tables "
+                         "(OUT/study.md); default runs/study/<config name>, or RESULTS/study with "
+                         "--write-committed")
+    ap.add_argument("--figures", default=None,
+                    help="folder of the PNG learning curves (default OUT/figures, or docs/study with "
+                         "--write-committed)")
+    ap.add_argument("--leaderboard", default=None,
+                    help="a leaderboard to rebuild from RESULTS (default: none, or LEADERBOARD.md "
+                         "with --write-committed); '' to skip")
+    ap.add_argument("--write-committed", action="store_true",
+                    help="write the committed study: run files under RESULTS/study, figures in "
+                         "docs/study, LEADERBOARD.md rebuilt")
     ap.add_argument("--report-only", action="store_true", help="train nothing")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def _path(value: str | None, default: Path | None) -> Path | None:
+    """An output option: unset -> ``default``, ``''`` -> none."""
+    return default if value is None else Path(value) if value else None
+
+
+def _committed(path: Path, results: Path) -> bool:
+    """Whether ``path`` is (or lies inside) a committed output of the study."""
+    path = path.resolve()
+    for root in (*COMMITTED, results / "study"):
+        root = root.resolve()
+        if path == root or root in path.parents:
+            return True
+    return False
+
+
+def overridden(study: Study, seeds: int | None, timesteps: int | None) -> Study:
+    """``study`` with ``--seeds N`` (seeds 0 .. N-1) and ``--timesteps`` (every track's
+    budget) applied."""
+    for name, value in (("--seeds", seeds), ("--timesteps", timesteps)):
+        if value is not None and value < 1:
+            raise StudyError(f"{name} must be a positive integer, got {value}")
+    if seeds is not None:
+        study = dataclasses.replace(study, seeds=tuple(range(seeds)))
+    if timesteps is not None:
+        study = dataclasses.replace(study, tracks={k: dataclasses.replace(t, timesteps=timesteps)
+                                                   for k, t in study.tracks.items()})
+    return study
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--config", default=None)
+    pre.add_argument("--preset", default=None)
+    known, _ = pre.parse_known_args(argv)
+    config = known.config or PRESETS.get(known.preset or "full", PRESETS["full"])
     try:
-        study = load_study(args.config)
+        study: Study | None = load_study(config)
+        problem = None
+    except StudyError as exc:
+        study, problem = None, exc
+    args = _parser(study).parse_args(argv)
+    try:
+        if study is None:
+            raise problem
+        study = overridden(study, args.seeds, args.timesteps)
         results = Path(args.results)
-        out = Path(args.out) if args.out else results / "study"
+        if args.write_committed:
+            out = _path(args.out, results / "study")
+            figures, board = _path(args.figures, COMMITTED[1]), _path(args.leaderboard, COMMITTED[2])
+        else:
+            out = _path(args.out, Path("runs") / "study" / Path(config).stem)
+            figures, board = _path(args.figures, out / "figures"), _path(args.leaderboard, None)
+            for what, path in (("--out", out), ("--figures", figures), ("--leaderboard", board)):
+                if path is not None and _committed(path, results):
+                    raise StudyError(f"{what} {path} is a committed result of the study: writing it "
+                                     "takes --write-committed")
         if not args.report_only:
-            for track, memory, model in study.cells(args.tracks, args.models, args.memories):
+            cells = study.cells(args.tracks, args.models, args.memories)
+            for k, (track, memory, model) in enumerate(cells, 1):
+                head = f"[{k}/{len(cells)}] {track} {memory} {model}"
                 if run_path(out, track, memory, model).exists():
-                    print(f"{track} {memory} {model}: done (run file exists)")
+                    print(f"{head}: done (run file exists)", flush=True)
                     continue
-                run_cell(study, track, memory, model, out, results)
-        report(out, Path(args.figures) if args.figures else None,
-               Path(args.leaderboard) if args.leaderboard else None, results, study, args.config)
+                print(f"{head}: {len(study.seeds)} seed(s) x {study.tracks[track].timesteps:,} steps; "
+                      "compiling (the first update; cached for reruns) ...", flush=True)
+                run_cell(study, track, memory, model, out, results,
+                         log=lambda line, k=k: print(f"[{k}/{len(cells)}] {line.strip()}", flush=True))
+        report(out, figures, board, results, study, config,
+               tables=None if args.write_committed else out / "study.md")
+        print(f"run files and policies: {out}")
     except StudyError as exc:
         print(f"memtab study: {exc}")
         return 2

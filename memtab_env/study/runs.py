@@ -36,6 +36,11 @@ def load_run(path: Path) -> dict[str, Any]:
         require_field(run, key, kind, where)
     if not isinstance(run.get("follow_up", False), bool):
         raise StudyError(f"{where}: follow_up must be true or false")
+    from memtab_env.study.scores import FINAL_SCALES
+
+    if "final_scale" in run and run["final_scale"] not in FINAL_SCALES:
+        raise StudyError(f"{where}: final_scale must be one of {list(FINAL_SCALES)}, got "
+                         f"{run['final_scale']!r:.40}")
     n = len(run["seeds"])
     if n == 0 or len(run["final"]) != n or len(run["curves"]) != n:
         raise StudyError(f"{where}: seeds, final and curves must have one entry per seed")

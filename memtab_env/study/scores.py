@@ -55,3 +55,32 @@ def benchmark_anchors(track_id: str, results_dir: str | Path) -> tuple[tuple[flo
                        / (len(runs) * len(opponents)))
     return (anchors[0], anchors[1]), opponents
 
+
+
+#: how a run file's final scores were computed (its ``final_scale``)
+FINAL_SCALES = {
+    "benchmark": "the benchmark's normalised score (memtab evaluate's protocol, every reference "
+                 "opponent, the track's anchors)",
+    "solo-turns": "turns normalised between random play and the exact optimum",
+    "jax-proxy": "the study's JAX proxy (random and greedy only, sampled play): not the benchmark "
+                 "track's scale",
+}
+
+
+def benchmark_score(policy: Path, track_id: str, deals: int) -> dict[str, float]:
+    """The benchmark's own score of the saved policy ``policy`` on the benchmark track
+    ``track_id``: ``memtab evaluate``'s protocol on the track's first ``deals`` deals
+    (every seat rotation, every reference opponent, ``expert`` included, the policy played
+    as the benchmark plays it) and :meth:`~memtab_env.benchmark.tracks.Track.normalised`
+    of its mean win rate. One normalised scale per track id: the leaderboard's figure of
+    the same policy on the same deals is this one."""
+    from memtab_env.benchmark import evaluate as ev
+    from memtab_env.benchmark.tracks import TRACKS
+
+    track = TRACKS[track_id]
+    result, _ = ev.evaluate(track, [ev.resolve_agent(str(policy), track.game)], policy.stem, deals)
+    run = result["runs"][0]
+    if run["normalised_score"] is None:
+        raise StudyError(f"benchmark track {track_id} has no anchors yet (results/set_anchors.py)")
+    return {"score": float(run["normalised_score"]), "win_rate": float(run["overall"]["win_rate"]),
+            **{f"win_rate_{o}": float(v["win_rate"]) for o, v in run["opponents"].items()}}

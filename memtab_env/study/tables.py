@@ -7,6 +7,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from memtab_env.study.scores import FINAL_SCALES
+
+
+def final_scale(run: dict[str, Any]) -> str:
+    """The scale of a run file's final scores (:data:`~memtab_env.study.scores.FINAL_SCALES`):
+    its ``final_scale``, or for a file written before that field, what its scores hold
+    (turns: ``solo-turns``; win rates against ``random`` and ``greedy``: ``jax-proxy``)."""
+    if run.get("final_scale") in FINAL_SCALES:
+        return run["final_scale"]
+    return "solo-turns" if "turns" in run["final"][0] else "jax-proxy"
+
 
 def aggregate(runs: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, float]]:
     """``(track, memory, model) -> {iqm, lo, hi, seeds}`` of the final scores."""
@@ -24,7 +35,7 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str], dict
 def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
     """The memory study section of ``LEADERBOARD.md`` (Markdown lines; none without
     runs), recomputed from the run files: one table per track, cells ranked by IQM, and
-    the architectures across tracks (IQM over seeds x tracks, strata: tracks)."""
+    the cells' ranks across the grid's tracks (:func:`across_tracks`)."""
     if not runs:
         return []
     cells = aggregate(runs)
@@ -45,7 +56,8 @@ def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
         rows.sort(key=lambda kv: (-kv[1]["iqm"], kv[0][1], kv[0][2]))
         run = next(r for r in runs if r["track"] == track)
         lines += [f"### {track}", "", f"{run.get('description', '')} Budget: "
-                  f"{run['timesteps']:,} learner steps per seed.", "",
+                  f"{run['timesteps']:,} learner steps per seed. Final scores: "
+                  f"{FINAL_SCALES[final_scale(run)]}.", "",
                   "| # | memory model | architecture | seeds | IQM normalised | 95% interval |",
                   "|---|---|---|---|---|---|"]
         for rank, ((_, memory, model), v) in enumerate(rows, 1):
@@ -54,37 +66,44 @@ def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
         lines.append("")
     grid, across = across_tracks(runs)
     if len(grid) > 1:
-        lines += ["### Across tracks", "",
-                  "Per memory model and architecture present on every track of the full grid "
-                  "(follow-up tracks left out): IQM over seeds x tracks, 95% "
-                  "stratified-bootstrap interval (strata: tracks).", "",
-                  "| memory model | architecture | IQM normalised | 95% interval |",
-                  "|---|---|---|---|"]
-        for row in across:
-            lines.append(f"| `{row['memory']}` | {row['model']} | {row['iqm']:.2f} | "
-                         f"[{row['lo']:.2f}, {row['hi']:.2f}] |")
-        lines.append("")
+        lines += ranks_section(grid, across)
     return lines
 
 
 def across_tracks(runs: Sequence[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
     """The tracks of the full grid (follow-up tracks left out) and, when there are two or
-    more, per memory model and architecture present on every one of them, the IQM of the
-    final scores over seeds x tracks with its 95% stratified-bootstrap interval (strata:
-    tracks), best first: ``(tracks, [{memory, model, iqm, lo, hi}, ...])``."""
-    from memtab_env.benchmark.metrics import stratified_bootstrap
-
+    more, per memory model and architecture present on every one of them, its rank by IQM
+    on each track and its mean rank, best first: ``(tracks, [{memory, model, ranks,
+    mean_rank}, ...])``. Ranks, not pooled scores: the tracks' normalised scales have
+    different anchors (Pelmanism solo: random play and the exact optimum; a benchmark
+    track: ``random`` and its strongest agent), so an average of their scores would mean
+    neither."""
     tracks = list(dict.fromkeys(r["track"] for r in runs))
     grid = [t for t in tracks if not any(r.get("follow_up") for r in runs if r["track"] == t)]
     if len(grid) < 2:
         return grid, []
-    mine = [r for r in runs if r["track"] in grid]
-    rows = []
-    for memory, model in sorted({(r["memory"], r["model"]) for r in mine}):
-        strata = [[f["score"] for f in r["final"]] for r in mine
-                  if r["memory"] == memory and r["model"] == model]
-        if len(strata) == len(grid):
-            point, lo, hi = stratified_bootstrap(strata)
-            rows.append((-point, memory, model, lo, hi))
-    return grid, [{"memory": m, "model": a, "iqm": -neg, "lo": lo, "hi": hi}
-                  for neg, m, a, lo, hi in sorted(rows)]
+    cells = aggregate([r for r in runs if r["track"] in grid])
+    pairs = sorted({(memory, model) for (_, memory, model) in cells})
+    pairs = [p for p in pairs if all((t, *p) in cells for t in grid)]
+    ranks: dict[tuple[str, str], list[int]] = {p: [] for p in pairs}
+    for track in grid:
+        order = sorted(pairs, key=lambda p: (-cells[(track, *p)]["iqm"], p))
+        for rank, p in enumerate(order, 1):
+            ranks[p].append(rank)
+    mean = {p: sum(r) / len(grid) for p, r in ranks.items()}
+    return grid, [{"memory": p[0], "model": p[1], "ranks": ranks[p], "mean_rank": mean[p]}
+                  for p in sorted(pairs, key=lambda p: (mean[p], p))]
+
+
+def ranks_section(tracks: Sequence[str], rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Markdown lines of :func:`across_tracks`' ranks."""
+    lines = ["### Ranks across tracks", "",
+             "Per memory model and architecture present on every track of the full grid (follow-up "
+             "tracks left out): its rank by IQM on each track, and the mean rank. The tracks' "
+             "normalised scores have different anchors, so they are ranked, not pooled.", "",
+             "| memory model | architecture | " + " | ".join(tracks) + " | mean rank |",
+             "|---|---|" + "---|" * (len(tracks) + 1)]
+    for row in rows:
+        lines.append(f"| `{row['memory']}` | {row['model']} | " + " | ".join(map(str, row["ranks"]))
+                     + f" | {row['mean_rank']:.1f} |")
+    return [*lines, ""]

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from memtab_env.errors import InvalidOptionError
+from memtab_env.jax.cache import enable_compilation_cache
 from memtab_env.jax.ppo.algorithm import Runner, make_train
 from memtab_env.jax.ppo.config import PPOConfig
 from memtab_env.jax.ppo.networks import ActorCritic
@@ -55,10 +56,13 @@ class Trainer:
     """A run of one or several seeds trained side by side (:func:`make_train` vmapped
     over seeds: one jitted call updates them all). :meth:`update` advances every seed by
     one update and returns one row of plain floats per seed; :meth:`policies` gives the
-    current networks; ``runner=`` resumes (see :func:`load_runner`)."""
+    current networks; ``runner=`` resumes (see :func:`load_runner`). The first update
+    compiles, unless jax's persistent compilation cache holds the program
+    (:mod:`memtab_env.jax.cache`, enabled here)."""
 
     def __init__(self, config: PPOConfig, seeds: Sequence[int] | None = None,
                  runner: Runner | None = None) -> None:
+        enable_compilation_cache()
         self.config = config
         self.seeds = list(seeds) if seeds is not None else [config.seed]
         self.policy, self._init, self._update = _compiled(config)

@@ -1,0 +1,80 @@
+"""The benchmark scripts under ``benchmarks/``: their settings, not their timings (speed
+is measured there, as ratios, never asserted in tests)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` as a module (a script, not in the package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_throughput_benchmark_builds_both_sides_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bench_jax_ppo``: for every network, the RecurrentPPO learner and the JAX PPO
+    config it is timed against have the same threads, rollout shape, epochs, minibatches,
+    width, a memory shared by actor and critic, and both mask illegal flips (read back
+    from the built learners); another width or thread count on one side is caught."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    bench = _script("bench_jax_ppo")
+    # what --threads 1 sets (jax is already imported here: its flags are only read back)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        _check_sides(bench)
+        if len(os.sched_getaffinity(0)) > 1:
+            torch.set_num_threads(2)
+            built = bench.settings(bench.sb3_model("flat", 4, 8), bench.jax_config("flat", "GRU", 4, 8, 256))
+            assert built["sb3"]["threads"] == 2 != built["jax"]["threads"]
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _check_sides(bench: ModuleType) -> None:
+    for kind, width in bench.DEFAULT_WIDTH.items():
+        built = bench.settings(bench.sb3_model(kind, 4, width), bench.jax_config(kind, "GRU", 4, width, 256))
+        assert set(built["sb3"]) == set(built["jax"]) == set(bench.MATCHED)
+        assert built["sb3"] == built["jax"], kind
+        assert built["jax"]["masks_illegal"] and built["jax"]["shared_memory"]
+    other = bench.settings(bench.sb3_model("flat", 4, 64), bench.jax_config("flat", "GRU", 4, 128, 256))
+    assert other["sb3"]["width"] == 64 != other["jax"]["width"]
+
+
+def test_the_throughput_benchmark_times_recurrent_ppo_long_enough() -> None:
+    bench = _script("bench_jax_ppo")
+    assert bench.MIN_SB3_TIMESTEPS >= 8192
+    with pytest.raises(SystemExit):
+        bench.main(["--sb3-timesteps", "4096"])
+
+
+def test_xla_threads_reads_the_single_thread_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _script("bench_jax_ppo")
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+    assert bench.xla_threads() == 1
+    monkeypatch.setenv("XLA_FLAGS", "")
+    assert bench.xla_threads() == len(os.sched_getaffinity(0))
+
+
+def test_the_device_check_runs_tiny_on_a_cpu(capsys: pytest.CaptureFixture) -> None:
+    """``benchmarks/device_check.py --tiny``: the script an accelerator machine runs works
+    end to end here and prints both figures (their values mean nothing at this size)."""
+    pytest.importorskip("memax")
+    check = _script("device_check")
+    assert check.main(["--tiny", "--encoders", "flat"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("JAX ") and "env flips/s  MemTab-v0 2p, obs, B=16:" in out
+    assert "PPO steps/s  flat GRU, 4 games x 8 steps:" in out and "first update" in out

@@ -1,0 +1,105 @@
+"""``memtab study`` for a user: options with the valid names in their help, a progress
+line per cell before it compiles, a smoke preset, and a user's run kept out of the
+committed study (no training here: the cells are stubbed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from memtab_env.study import load_study
+from memtab_env.study import run as study_run
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = {
+    "seeds": [0, 1],
+    "models": {"GRU": {"memory_model": "GRU"}, "MLP": {"memory_model": "MLP"}},
+    "memories": ["none"],
+    "reference": {"model": "MLP", "memory": "perfect"},
+    "tracks": {"solo": {"env_id": "Pelmanism-v0", "score": "solo-turns", "timesteps": 32,
+                        "options": {"num_players": 1, "deck": "pairs:3", "reward": "turns"}}},
+}
+
+
+@pytest.fixture
+def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> list:
+    """A user's folder with a study config ``mine.yaml``; ``run_cell`` stubbed: the list
+    gets (track, memory, model, seeds, timesteps, out, output printed before the call)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump(CONFIG))
+    calls: list = []
+
+    def fake_run_cell(study, track, memory, model, out, results, log=print):
+        calls.append((track, memory, model, study.seeds, study.tracks[track].timesteps, out,
+                      capsys.readouterr().out))
+        log(f"{track} {memory} {model}: final IQM +0.000")
+        return {}
+
+    monkeypatch.setattr(study_run, "run_cell", fake_run_cell)
+    return calls
+
+
+def test_the_help_lists_the_valid_names(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump(CONFIG))
+    with pytest.raises(SystemExit):
+        study_run.main(["--config", str(tmp_path / "mine.yaml"), "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "only these memory architectures (default: all): GRU, MLP" in text
+    assert "only these env memory models (default: all): none, perfect" in text
+    assert "only these tracks (default: all): solo" in text
+    assert "--seeds N" in text and "--timesteps STEPS" in text and "smoke" in text
+
+
+def test_a_user_run_writes_its_own_folder_with_a_line_per_cell(
+        user: list, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    assert study_run.main(["--config", "mine.yaml", "--seeds", "3", "--timesteps", "64"]) == 0
+    out = Path("runs") / "study" / "mine"
+    assert [c[:6] for c in user] == [("solo", "none", "GRU", (0, 1, 2), 64, out),
+                                     ("solo", "none", "MLP", (0, 1, 2), 64, out),
+                                     ("solo", "perfect", "MLP", (0, 1, 2), 64, out)]
+    # the line of a cell comes before it compiles, numbered among the cells
+    assert user[0][6].strip().endswith("[1/3] solo none GRU: 3 seed(s) x 64 steps; compiling "
+                                       "(the first update; cached for reruns) ...")
+    assert "[2/3] solo none MLP: final IQM +0.000" in user[2][6]
+    assert (tmp_path / out / "study.md").is_file()
+    assert not (tmp_path / "results").exists() and not (tmp_path / "LEADERBOARD.md").exists()
+    # a cell with a run file says so and is not trained again
+    run = out / "solo" / "none__GRU.json"
+    run.parent.mkdir(parents=True)
+    run.write_text("{}")
+    user.clear()
+    capsys.readouterr()
+    assert study_run.main(["--config", "mine.yaml", "--models", "GRU", "--memories", "none"]) == 0
+    assert "[1/1] solo none GRU: done (run file exists)" in capsys.readouterr().out
+    assert user == []
+
+
+@pytest.mark.parametrize("option", [["--out", "results/study"], ["--out", "results/study/x"],
+                                    ["--figures", "docs/study"], ["--leaderboard", "LEADERBOARD.md"],
+                                    ["--out", "mine-results/study", "--results", "mine-results"]])
+def test_the_committed_study_takes_an_explicit_flag(user: list, capsys: pytest.CaptureFixture,
+                                                    option: list) -> None:
+    assert study_run.main(["--config", "mine.yaml", *option]) == 2
+    assert "takes --write-committed" in capsys.readouterr().out and user == []
+    assert study_run.main(["--config", "mine.yaml", "--write-committed", "--figures", "figs",
+                           "--leaderboard", "", *option[2:]]) == 0
+    assert {c[5] for c in user} == {Path(option[-1] if option[-2] == "--results" else "results") / "study"}
+
+
+def test_bad_overrides_name_the_option(user: list, capsys: pytest.CaptureFixture) -> None:
+    assert study_run.main(["--config", "mine.yaml", "--seeds", "0"]) == 2
+    assert "--seeds must be a positive integer, got 0" in capsys.readouterr().out
+    assert study_run.main(["--config", "mine.yaml", "--models", "Transformer"]) == 2
+    assert "unknown model(s) ['Transformer']; the study has ['GRU', 'MLP']" in capsys.readouterr().out
+
+
+def test_the_smoke_preset_is_one_small_cell() -> None:
+    """``--preset smoke``: one cell of two seeds at a budget of a few thousand steps (it
+    ran in X minutes on this project's CPU machine: docs/study.md)."""
+    smoke = load_study(ROOT / study_run.PRESETS["smoke"])
+    cells = smoke.cells()
+    assert len(cells) == 1
+    assert len(smoke.seeds) * sum(smoke.tracks[t].timesteps for t, _, _ in cells) <= 8192
+    assert load_study(ROOT / study_run.PRESETS["full"]).cells()  # the full preset is the study
