@@ -270,7 +270,7 @@ def study_seed_notes(study_runs: Sequence[dict[str, Any]]) -> dict[tuple[str, st
     :func:`memtab_env.study.aggregate`. A shipped seed that is not the cell's best is
     labelled "seed s of N" instead; a cell whose final scores are the study's JAX proxy
     (older run files) says so."""
-    from agents.shipped import STUDY_SEEDS
+    from memtab_env.agents.shipped import STUDY_SEEDS
     from memtab_env.study import aggregate
     from memtab_env.study.tables import final_scale
 
