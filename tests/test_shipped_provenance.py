@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import shipped
+from memtab_env.agents import shipped
 from memtab_env.benchmark import leaderboard
 from memtab_env.study import aggregate, load_run
 

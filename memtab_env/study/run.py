@@ -4,8 +4,8 @@
 [--models ...] [--memories ...] [--out DIR]`` trains every cell that has no run file yet (a
 finished cell is kept: delete its file to redo it), printing a line per cell before it
 compiles and as it learns, then draws the figures and the tables from the run files. A
-user's run writes under ``runs/study/<config name>`` (or ``--out``): figures in
-``figures/``, tables in ``study.md``. The committed study (``results/study/``,
+user's run writes under ``runs/study/<config name>`` (or ``--out``, OUT below): figures in
+``figures/``, tables in ``OUT/study.md``. The committed study (``results/study/``,
 ``docs/study/``, ``LEADERBOARD.md``) is written only with ``--write-committed``, and the
 other options refuse to point there without it.
 """
@@ -384,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 run_cell(study, track, memory, model, out, results,
                          log=lambda line, k=k: print(f"[{k}/{len(cells)}] {line.strip()}", flush=True))
         report(out, figures, board, results, study, config,
-               tables=None if args.write_committed else out / "study.md")
+               tables=None if args.write_committed else (out / "study").with_suffix(".md"))
         print(f"run files and policies: {out}")
     except StudyError as exc:
         print(f"memtab study: {exc}")
