@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from memtab_env.errors import RecordError
 from memtab_env.protocol import evaluate as ev
 from memtab_env.protocol.results import (
     ResultError,
@@ -18,7 +19,6 @@ from memtab_env.protocol.results import (
     write_record_file,
 )
 from memtab_env.protocol.tracks import get_track
-from memtab_env.errors import RecordError
 
 
 @pytest.fixture(scope="module")

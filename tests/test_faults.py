@@ -202,8 +202,8 @@ def test_a_failed_reset_of_the_gym_view_leaves_it_as_it_was():
 
 
 def test_records_of_two_runs_never_mix(tmp_path):
-    from memtab_env.protocol.cli import evaluate_main
     from memtab_env.errors import RecordError
+    from memtab_env.protocol.cli import evaluate_main
     from memtab_env.record import write_records
 
     folder = tmp_path / "recs"

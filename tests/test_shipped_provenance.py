@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from memtab_env.agents import shipped
+
 from memtab_env.protocol import leaderboard
 from memtab_env.study import aggregate, load_run
 

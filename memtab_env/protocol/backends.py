@@ -103,8 +103,8 @@ def run_job(job: Job) -> list[dict[str, Any]]:
     """Play every (deal, rotation) of ``job``; return the records, each annotated with
     ``agents`` (the label in every seat) and ``benchmark`` (track, deal, rotation,
     ``seats``: the lineup index in every seat, plus the job's tag)."""
-    from memtab_env.protocol.tracks import Track, get_track
     from memtab_env.play import make_raw_env, play_game
+    from memtab_env.protocol.tracks import Track, get_track
 
     track = job.track if isinstance(job.track, Track) else get_track(job.track)
     n = track.num_players

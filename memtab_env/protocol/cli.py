@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env import atomic
+from memtab_env.errors import InvalidOptionError
 from memtab_env.protocol.backends import BACKENDS, AgentSpec, make_backend
 from memtab_env.protocol.tracks import TRACKS, get_track
-from memtab_env.errors import InvalidOptionError
 
 
 def _console() -> Any:

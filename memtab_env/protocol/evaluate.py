@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from memtab_env import __version__
+from memtab_env.errors import InvalidOptionError
+from memtab_env.play import win_shares
 from memtab_env.protocol import metrics
 from memtab_env.protocol.backends import AgentSpec, Backend, InProcessBackend, Job, Progress
 from memtab_env.protocol.results import RESULT_FORMAT, ResultError, validate_result
 from memtab_env.protocol.tracks import TRACKS, Track
-from memtab_env.errors import InvalidOptionError
-from memtab_env.play import win_shares
 
 
 def resolve_agent(text: str, game: str, kwargs: dict[str, Any] | None = None,

@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env import untrusted
+from memtab_env.errors import MemTabError, RecordError
 from memtab_env.protocol import metrics
 from memtab_env.protocol.evaluate import summarise, summary
 from memtab_env.protocol.results import ResultError, label_key, load_result, track_of
 from memtab_env.protocol.tracks import TRACKS, Track
-from memtab_env.errors import MemTabError, RecordError
 from memtab_env.record import iter_records
 from memtab_env.record import replay as replay_record
 

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env import __version__, untrusted
+from memtab_env.errors import MemTabError, RecordError
 from memtab_env.protocol.backends import AgentSpec
 from memtab_env.protocol.results import ResultError
 from memtab_env.protocol.tracks import Track
-from memtab_env.errors import MemTabError, RecordError
 
 
 def choose(count: int, n: int, seed: int | None) -> list[int]:

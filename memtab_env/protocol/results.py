@@ -40,8 +40,8 @@ from typing import Any
 
 from memtab_env import untrusted
 from memtab_env.atomic import write_json
-from memtab_env.protocol.tracks import EVAL_SEED_START, EVAL_SEED_STOP, TRACKS, Track
 from memtab_env.errors import MemTabError
+from memtab_env.protocol.tracks import EVAL_SEED_START, EVAL_SEED_STOP, TRACKS, Track
 from memtab_env.record import read_records, write_records
 from memtab_env.registry import game_spec
 

@@ -67,8 +67,8 @@ class Scorer:
     def __init__(self, study: Study, track: StudyTrack, memory: str, policy: Any,
                  results_dir: Path) -> None:
         import memtab_env.jax as mj
-        from memtab_env.protocol.tracks import EVAL_SEED_START
         from memtab_env.jax.evaluate import deal_layouts, make_play
+        from memtab_env.protocol.tracks import EVAL_SEED_START
 
         self.track = track
         options = {**track.options, "memory": memory}

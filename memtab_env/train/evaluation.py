@@ -29,8 +29,8 @@ LEARNER = "learner"
 
 def eval_track(cfg: Config, opponents: Sequence[str], deals: int) -> Any:
     """The benchmark track of ``cfg``'s evaluation (a track of no table: version 0)."""
-    from memtab_env.protocol.tracks import Track
     from memtab_env.play import make_raw_env
+    from memtab_env.protocol.tracks import Track
 
     given = {"num_players": cfg.num_players, "memory": cfg.memory, "reward": cfg.reward, **cfg.env_options}
     env = make_raw_env(cfg.game, **given)
