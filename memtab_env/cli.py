@@ -35,9 +35,9 @@ from memtab_env.errors import MemTabError
 #: subcommands implemented in other modules: name -> "module:function(argv)"
 EXTERNAL = {
     "play": "memtab_env.agents.play:main",
-    "evaluate": "memtab_env.benchmark.cli:evaluate_main",
-    "tournament": "memtab_env.benchmark.cli:tournament_main",
-    "leaderboard": "memtab_env.benchmark.cli:leaderboard_main",
+    "evaluate": "memtab_env.protocol.cli:evaluate_main",
+    "tournament": "memtab_env.protocol.cli:tournament_main",
+    "leaderboard": "memtab_env.protocol.cli:leaderboard_main",
     "train": "memtab_env.train.run:train_main",
     "study": "memtab_env.study.run:study_main",
     "site": "memtab_env.site.build:site_main",
@@ -90,7 +90,7 @@ def simulate_main(argv: Sequence[str]) -> int:
     if args.records:
         from pathlib import Path
 
-        from memtab_env.benchmark.cli import check_writable
+        from memtab_env.protocol.cli import check_writable
         from memtab_env.record import check_records_target
 
         rec = Path(args.records)
@@ -157,7 +157,7 @@ def replay_main(argv: Sequence[str]) -> int:
                 try:
                     replay(rec)
                     if i < args.reproduce:
-                        from memtab_env.benchmark.reproduce import record_players, reproduce_game
+                        from memtab_env.protocol.reproduce import record_players, reproduce_game
 
                         why = reproduce_game(rec, record_players(rec, mapping, where))
                         if why is not None:

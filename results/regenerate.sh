@@ -19,7 +19,7 @@ run() {  # run TRACK AGENT OUT [extra args]
 recs() {  # records option for the committed result of TRACK AGENT
   if [ "$1" = memtab-2p ] || [ "$1" = memtab-2p-none ]; then echo "--records results/$1/$2.records.jsonl.gz"; fi
 }
-tracks=$(python -c "from memtab_env.benchmark import TRACKS; print(*(f'{t.id}:{t.strongest}' for t in TRACKS.values()))")
+tracks=$(python -c "from memtab_env.protocol import TRACKS; print(*(f'{t.id}:{t.strongest}' for t in TRACKS.values()))")
 
 # 1. the anchor agents (random and each track's strongest), with their records
 for ts in $tracks; do
@@ -40,7 +40,7 @@ done
 agents_of() { python -c "import agents, sys; print(*agents.available(sys.argv[1]))" "$1"; }
 for ts in $tracks; do
   t=${ts%%:*}; s=${ts##*:}
-  game=$(python -c "from memtab_env.benchmark import TRACKS; print(TRACKS['$t'].game)")
+  game=$(python -c "from memtab_env.protocol import TRACKS; print(TRACKS['$t'].game)")
   for a in $(agents_of "$game"); do
     case "$a" in random|"$s"|human|sb3) continue ;; esac
     # an agent that cannot play the track (a shipped policy trained for another number

@@ -3,7 +3,7 @@
 Usage: ``python results/set_anchors.py DIR`` where ``DIR/<track>/<agent>.json`` holds the
 results of ``random`` and of each track's strongest reference agent (``results/regenerate.sh``
 makes them). Rewrites the ``anchors=`` line of every track in
-``memtab_env/benchmark/tracks.py`` and the anchors column of ``BENCHMARK.md``, and prints
+``memtab_env/protocol/tracks.py`` and the anchors column of ``BENCHMARK.md``, and prints
 what changed. Anchors that change after results were published call for a new track
 version (``BENCHMARK.md``, "Versions").
 """
@@ -15,13 +15,13 @@ import re
 import sys
 from pathlib import Path
 
-from memtab_env.benchmark.tracks import TRACKS
+from memtab_env.protocol.tracks import TRACKS
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(folder: str) -> int:
-    src = ROOT / "memtab_env/benchmark/tracks.py"
+    src = ROOT / "memtab_env/protocol/tracks.py"
     doc = ROOT / "BENCHMARK.md"
     code, text = src.read_text(), doc.read_text()
     for t in TRACKS.values():

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from memtab_env.benchmark import evaluate as ev
-from memtab_env.benchmark.backends import AgentSpec, InProcessBackend, make_backend
-from memtab_env.benchmark.cli import evaluate_main
-from memtab_env.benchmark.results import load_result, read_record_file
-from memtab_env.benchmark.tracks import TRACKS, get_track
+from memtab_env.protocol import evaluate as ev
+from memtab_env.protocol.backends import AgentSpec, InProcessBackend, make_backend
+from memtab_env.protocol.cli import evaluate_main
+from memtab_env.protocol.results import load_result, read_record_file
+from memtab_env.protocol.tracks import TRACKS, get_track
 
 
 def _evaluate(agent: str, track_id: str, deals: int, backend=None):

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from memtab_env.benchmark import leaderboard
-from memtab_env.benchmark.cli import evaluate_main, leaderboard_main
-from memtab_env.benchmark.results import ResultError, load_result, read_record_file, track_of
-from memtab_env.benchmark.tracks import TRACKS
+from memtab_env.protocol import leaderboard
+from memtab_env.protocol.cli import evaluate_main, leaderboard_main
+from memtab_env.protocol.results import ResultError, load_result, read_record_file, track_of
+from memtab_env.protocol.tracks import TRACKS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -159,7 +159,7 @@ def test_record_folders_and_tournaments_among_results_are_not_results(results):
 def test_committed_games_replay_with_todays_agents(agent):
     """The committed memtab-2p games are what the built-in agents play now (first 2 deals);
     if this fails, a reference agent changed: run results/regenerate.sh."""
-    from memtab_env.benchmark import evaluate as ev
+    from memtab_env.protocol import evaluate as ev
 
     path = ROOT / "results/memtab-2p" / f"{agent}.json"
     if not path.is_file():

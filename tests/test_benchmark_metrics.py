@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from memtab_env.benchmark import metrics
+from memtab_env.protocol import metrics
 
 
 @pytest.mark.parametrize("k,n", [(8, 10), (0, 10), (10, 10), (1, 3), (57, 200), (199, 200)])

@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from memtab_env.benchmark import evaluate as ev
-from memtab_env.benchmark.results import (
+from memtab_env.errors import RecordError
+from memtab_env.protocol import evaluate as ev
+from memtab_env.protocol.results import (
     ResultError,
     load_result,
     read_record_file,
@@ -17,8 +18,7 @@ from memtab_env.benchmark.results import (
     validate_result,
     write_record_file,
 )
-from memtab_env.benchmark.tracks import get_track
-from memtab_env.errors import RecordError
+from memtab_env.protocol.tracks import get_track
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from memtab_env.benchmark.backends import AgentSpec
-from memtab_env.benchmark.cli import tournament_main
-from memtab_env.benchmark.tournament import payoff, rate, tournament, tournament_jobs
-from memtab_env.benchmark.tracks import get_track
 from memtab_env.errors import InvalidOptionError
+from memtab_env.protocol.backends import AgentSpec
+from memtab_env.protocol.cli import tournament_main
+from memtab_env.protocol.tournament import payoff, rate, tournament, tournament_jobs
+from memtab_env.protocol.tracks import get_track
 
 
 def test_ratings_order_a_clearly_stronger_agent_first():

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memtab_env import agents
-from memtab_env.benchmark.tracks import EVAL_SEED_START, EVAL_SEED_STOP, TRACKS, is_reserved_seed
 from memtab_env.play import make_raw_env
+from memtab_env.protocol.tracks import EVAL_SEED_START, EVAL_SEED_STOP, TRACKS, is_reserved_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -150,7 +150,7 @@ def _evaluate(out: Path, records: Path) -> subprocess.Popen[str]:
 
 @pytest.mark.parametrize("target", ["tmp.*.jsonl.gz", "tmp.*.json"])
 def test_result_and_record_writes_killed_leave_whole_files_or_none(tmp_path, target):
-    from memtab_env.benchmark.results import load_result
+    from memtab_env.protocol.results import load_result
     from memtab_env.record import read_records
 
     ref = tmp_path / "ref"
@@ -202,8 +202,8 @@ def test_a_failed_reset_of_the_gym_view_leaves_it_as_it_was():
 
 
 def test_records_of_two_runs_never_mix(tmp_path):
-    from memtab_env.benchmark.cli import evaluate_main
     from memtab_env.errors import RecordError
+    from memtab_env.protocol.cli import evaluate_main
     from memtab_env.record import write_records
 
     folder = tmp_path / "recs"
@@ -221,8 +221,8 @@ def test_records_of_two_runs_never_mix(tmp_path):
 
 @pytest.mark.parametrize("out", ["--out", "--records"])
 def test_an_unwritable_output_fails_before_any_work(tmp_path, out, monkeypatch):
-    from memtab_env.benchmark import evaluate as ev
-    from memtab_env.benchmark.cli import evaluate_main
+    from memtab_env.protocol import evaluate as ev
+    from memtab_env.protocol.cli import evaluate_main
 
     blocker = tmp_path / "file"
     blocker.write_text("")
@@ -243,9 +243,9 @@ def test_an_unwritable_runs_dir_fails_before_any_work(tmp_path):
 def test_a_dead_worker_is_reported_with_its_job():
     import threading
 
-    from memtab_env.benchmark.backends import AgentSpec, BenchmarkError, MultiprocessingBackend
-    from memtab_env.benchmark.evaluate import evaluation_jobs
-    from memtab_env.benchmark.tracks import TRACKS
+    from memtab_env.protocol.backends import AgentSpec, BenchmarkError, MultiprocessingBackend
+    from memtab_env.protocol.evaluate import evaluation_jobs
+    from memtab_env.protocol.tracks import TRACKS
 
     backend = MultiprocessingBackend(2)
     # far more work than the test waits for: the kill lands while jobs run
@@ -291,9 +291,9 @@ def test_no_worker_outlives_its_parent(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys, time, threading
         sys.path.insert(0, {str(ROOT)!r})
-        from memtab_env.benchmark.backends import AgentSpec, MultiprocessingBackend
-        from memtab_env.benchmark.evaluate import evaluation_jobs
-        from memtab_env.benchmark.tracks import TRACKS
+        from memtab_env.protocol.backends import AgentSpec, MultiprocessingBackend
+        from memtab_env.protocol.evaluate import evaluation_jobs
+        from memtab_env.protocol.tracks import TRACKS
         import multiprocessing as mp
         def report():
             time.sleep(5.0)

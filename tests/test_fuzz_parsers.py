@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtab_env import agents
-from memtab_env.benchmark import leaderboard
-from memtab_env.benchmark.results import ResultError, load_result, validate_result
 from memtab_env.boards import load_board
 from memtab_env.errors import InvalidOptionError, MemTabError, RecordError
 from memtab_env.play import make_raw_env, play_game
+from memtab_env.protocol import leaderboard
+from memtab_env.protocol.results import ResultError, load_result, validate_result
 from memtab_env.record import iter_records, replay
 
 ROOT = Path(__file__).resolve().parents[1]

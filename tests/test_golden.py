@@ -230,7 +230,7 @@ def test_golden_evaluation_reproduces():
     """The protocol's figures for the built-in agents on the golden track's first deals
     equal the committed ones, and their games are the leaderboard's committed records."""
     committed = json.loads(figures.EVALUATION_FILE.read_text())
-    from memtab_env.benchmark.tracks import get_track
+    from memtab_env.protocol.tracks import get_track
 
     assert committed["track"] == get_track(figures.TRACK).key, (
         "the track's version changed: regenerate with python -m tests.golden.figures evaluation --accept")

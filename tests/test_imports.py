@@ -103,3 +103,20 @@ def test_every_spelling_of_an_import_is_an_edge(tmp_path: Path, text: str) -> No
     (folder / "train" / "jax_run.py").write_text("from memtab_env.train.config import check\n")
     found = circle(import_graph({"memtab_env": folder}))
     assert found is not None and set(found) == {"memtab_env.train.config", "memtab_env.train.jax_run"}
+
+
+def test_the_old_benchmark_path_names_the_protocol_modules() -> None:
+    """``memtab_env.benchmark`` (the protocol package's old name) still imports, and each
+    of its modules is the very module of ``memtab_env.protocol``, with its own spec."""
+    import importlib
+
+    import memtab_env.protocol as protocol
+
+    old = importlib.import_module("memtab_env.benchmark")
+    assert old.TRACKS is protocol.TRACKS and old.__all__ == protocol.__all__
+    for name in ("tracks", "evaluate", "results", "leaderboard", "metrics"):
+        module = importlib.import_module(f"memtab_env.benchmark.{name}")
+        assert module is importlib.import_module(f"memtab_env.protocol.{name}")
+        assert module.__spec__.name == f"memtab_env.protocol.{name}"
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("memtab_env.benchmark.no_such_module")

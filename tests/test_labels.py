@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtab_env.benchmark import leaderboard
-from memtab_env.benchmark.cli import evaluate_main
-from memtab_env.benchmark.results import MAX_LABEL, ResultError, label_key, label_problem, load_result
-from memtab_env.benchmark.tracks import TRACKS
 from memtab_env.errors import InvalidOptionError
+from memtab_env.protocol import leaderboard
+from memtab_env.protocol.cli import evaluate_main
+from memtab_env.protocol.results import MAX_LABEL, ResultError, label_key, label_problem, load_result
+from memtab_env.protocol.tracks import TRACKS
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from memtab_env.benchmark import leaderboard
-from memtab_env.benchmark.cli import evaluate_main, leaderboard_main
-from memtab_env.benchmark.results import ResultError, load_result
-from memtab_env.benchmark.tracks import TRACKS
+from memtab_env.protocol import leaderboard
+from memtab_env.protocol.cli import evaluate_main, leaderboard_main
+from memtab_env.protocol.results import ResultError, load_result
+from memtab_env.protocol.tracks import TRACKS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -125,7 +125,7 @@ def test_broken_model_files_are_refused(tmp_path, content):
 
 
 def test_unpickling_is_an_explicit_opt_in_from_the_command_line(tmp_path):
-    from memtab_env.benchmark.cli import evaluate_main
+    from memtab_env.protocol.cli import evaluate_main
 
     marker = tmp_path / "pwned"
     hostile = _rewrite(SHIPPED_ZIP, tmp_path / "hostile.zip",
@@ -137,7 +137,7 @@ def test_unpickling_is_an_explicit_opt_in_from_the_command_line(tmp_path):
 
 def test_from_records_loads_no_model(tmp_path, monkeypatch):
     """Recomputing from records plays nothing, so no model is loaded (only hashed)."""
-    from memtab_env.benchmark import evaluate as ev
+    from memtab_env.protocol import evaluate as ev
 
     calls = []
     monkeypatch.setattr(ev.AgentSpec, "build", lambda self, game: calls.append(self))

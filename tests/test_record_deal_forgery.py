@@ -15,13 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtab_env.benchmark import evaluate as ev
-from memtab_env.benchmark import leaderboard
-from memtab_env.benchmark.cli import evaluate_main
-from memtab_env.benchmark.reproduce import reproduce_game
-from memtab_env.benchmark.results import ResultError, load_result, save_result
-from memtab_env.benchmark.tracks import TRACKS
 from memtab_env.errors import MemTabError
+from memtab_env.protocol import evaluate as ev
+from memtab_env.protocol import leaderboard
+from memtab_env.protocol.cli import evaluate_main
+from memtab_env.protocol.reproduce import reproduce_game
+from memtab_env.protocol.results import ResultError, load_result, save_result
+from memtab_env.protocol.tracks import TRACKS
 from memtab_env.record import read_records, write_records
 
 DEALS = 2

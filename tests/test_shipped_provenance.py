@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-
 from memtab_env.agents import shipped
-from memtab_env.benchmark import leaderboard
+
+from memtab_env.protocol import leaderboard
 from memtab_env.study import aggregate, load_run
 
 ROOT = Path(__file__).resolve().parents[1]

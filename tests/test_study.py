@@ -34,7 +34,7 @@ def test_the_shipped_study_config_is_the_protocol_the_issue_asks_for() -> None:
     assert len(cells) == 3 * (2 * len(s.models) + 1)
     # the two-player Pelmanism track plays the deck and options of the benchmark track it
     # is scored on (its 1 is the exact optimum), less the memory model
-    from memtab_env.benchmark.tracks import TRACKS
+    from memtab_env.protocol.tracks import TRACKS
 
     pel = s.tracks["pelmanism-2p-none"]
     bench = TRACKS[pel.scored_on]

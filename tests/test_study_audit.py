@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memtab_env.benchmark.leaderboard import audited_study_runs
+from memtab_env.protocol.leaderboard import audited_study_runs
 from memtab_env.study import load_study
 from memtab_env.study.grid import StudyError
 from memtab_env.study.runs import collect_runs

@@ -411,9 +411,9 @@ def test_final_evaluation_is_the_benchmarks(tmp_path: Path) -> None:
     """On the benchmark's deals and options, the training evaluation of a model gives the
     benchmark's figures: same games, same clustered interval."""
     from memtab_env import agents
-    from memtab_env.benchmark.evaluate import evaluate as benchmark_evaluate
-    from memtab_env.benchmark.evaluate import resolve_agent
-    from memtab_env.benchmark.tracks import EVAL_SEED_START, get_track
+    from memtab_env.protocol.evaluate import evaluate as benchmark_evaluate
+    from memtab_env.protocol.evaluate import resolve_agent
+    from memtab_env.protocol.tracks import EVAL_SEED_START, get_track
     from memtab_env.train.evaluation import evaluate
 
     model = Path(agents.__file__).parent / "policies" / "ppo_memtab.zip"

@@ -13,7 +13,7 @@ CDN, no build step), and the data they show, written beside them as JSON:
   by flip, with the acting player's memory overlay (``static/rules.js`` replays the rules
   of all three games; the tests hold it equal to the Python engines).
 
-Only results that pass the leaderboard's audit (:func:`memtab_env.benchmark.leaderboard.collect`:
+Only results that pass the leaderboard's audit (:func:`memtab_env.protocol.leaderboard.collect`:
 schema, track, records replayed, figures recomputed) appear; the refused ones are listed
 by path and reason, never as entries.
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env import __version__
-from memtab_env.benchmark.leaderboard import Entry, collect, mean_figures, mean_score_diff, normalised_figure
-from memtab_env.benchmark.results import ResultError
-from memtab_env.benchmark.tracks import TRACKS
+from memtab_env.protocol.leaderboard import Entry, collect, mean_figures, mean_score_diff, normalised_figure
+from memtab_env.protocol.results import ResultError
+from memtab_env.protocol.tracks import TRACKS
 from memtab_env.site.agents import describe_agent
 
 #: the file that marks a folder as a site this command wrote (and may rewrite)

@@ -15,7 +15,7 @@ import numpy as np
 
 def study_data(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """JSON-ready cells of the study, in run-file order (see the module docstring)."""
-    from memtab_env.benchmark.metrics import iqm
+    from memtab_env.protocol.metrics import iqm
     from memtab_env.study.figures import FLOOR, curve_band, earlier_runs
     from memtab_env.study.tables import across_tracks, aggregate
 

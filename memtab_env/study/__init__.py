@@ -34,7 +34,7 @@ Protocol (``configs/study.yaml`` holds every number; ``memtab study`` runs it):
   learning curves the first ``curve_deals``, ``curve_points`` times per run, all played
   in the JAX view (the differential tests hold it equal to the AEC env flip for flip).
 - **Aggregates.** Per cell: the interquartile mean (IQM) over seeds and its 95%
-  stratified-bootstrap interval (:func:`memtab_env.benchmark.metrics.stratified_bootstrap`,
+  stratified-bootstrap interval (:func:`memtab_env.protocol.metrics.stratified_bootstrap`,
   Agarwal et al., "Deep RL at the Edge of the Statistical Precipice", 2021); across
   tracks: the same with tracks as strata.
 - **Files.** One run file per cell (``results/study/<track>/<memory>__<model>.json``,

@@ -32,7 +32,7 @@ def earlier_runs(run: dict[str, Any], runs: Sequence[dict[str, Any]]) -> list[di
 def curve_band(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The IQM over seeds of ``scores[seed, point]`` at each curve point and its 95%
     stratified-bootstrap interval (one stratum: the seeds), as ``(centre, lo, hi)``."""
-    from memtab_env.benchmark.metrics import stratified_bootstrap
+    from memtab_env.protocol.metrics import stratified_bootstrap
 
     centre, lo, hi = np.array([stratified_bootstrap([column]) for column in np.asarray(scores).T]).T
     return centre, lo, hi
@@ -50,7 +50,7 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from memtab_env.benchmark.metrics import iqm
+    from memtab_env.protocol.metrics import iqm
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -226,7 +226,7 @@ def study_from_dict(data: Any, where: str = "study") -> Study:
         if track.benchmark and track.score != "benchmark":
             raise StudyError(f"{at}: field benchmark is for score 'benchmark' only")
         if track.score == "benchmark":
-            from memtab_env.benchmark.tracks import TRACKS
+            from memtab_env.protocol.tracks import TRACKS
 
             if track.scored_on not in TRACKS:
                 raise StudyError(f"{at}: score 'benchmark' needs a benchmark track of that id "

@@ -67,8 +67,8 @@ class Scorer:
     def __init__(self, study: Study, track: StudyTrack, memory: str, policy: Any,
                  results_dir: Path) -> None:
         import memtab_env.jax as mj
-        from memtab_env.benchmark.tracks import EVAL_SEED_START
         from memtab_env.jax.evaluate import deal_layouts, make_play
+        from memtab_env.protocol.tracks import EVAL_SEED_START
 
         self.track = track
         options = {**track.options, "memory": memory}
@@ -226,7 +226,7 @@ def platform_info() -> dict[str, Any]:
 
 
 def _iqm(xs: Sequence[float]) -> float:
-    from memtab_env.benchmark.metrics import iqm
+    from memtab_env.protocol.metrics import iqm
 
     return float(iqm(np.asarray(xs, np.float64)))
 
@@ -251,7 +251,7 @@ def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
         for path in draw_curves(runs, figures_dir):
             print(f"figure {path}")
     if leaderboard is not None:
-        from memtab_env.benchmark.leaderboard import build
+        from memtab_env.protocol.leaderboard import build
 
         text, _ = build(results_dir, leaderboard, study_config=config)
         write_text(leaderboard, text)

@@ -38,8 +38,8 @@ def benchmark_anchors(track_id: str, results_dir: str | Path) -> tuple[tuple[flo
     track's strongest agent (high), read from their committed result files
     (``results/<track>/random.json`` and ``<strongest>.json``, the files the track's own
     anchors come from), checked as every result is."""
-    from memtab_env.benchmark.results import ResultError, load_result
-    from memtab_env.benchmark.tracks import TRACKS
+    from memtab_env.protocol.results import ResultError, load_result
+    from memtab_env.protocol.tracks import TRACKS
 
     track = TRACKS[track_id]
     opponents = [o for o in track.opponents if o in ("random", "greedy")]
@@ -71,11 +71,11 @@ def benchmark_score(policy: Path, track_id: str, deals: int) -> dict[str, float]
     """The benchmark's own score of the saved policy ``policy`` on the benchmark track
     ``track_id``: ``memtab evaluate``'s protocol on the track's first ``deals`` deals
     (every seat rotation, every reference opponent, ``expert`` included, the policy played
-    as the benchmark plays it) and :meth:`~memtab_env.benchmark.tracks.Track.normalised`
+    as the benchmark plays it) and :meth:`~memtab_env.protocol.tracks.Track.normalised`
     of its mean win rate. One normalised scale per track id: the leaderboard's figure of
     the same policy on the same deals is this one."""
-    from memtab_env.benchmark import evaluate as ev
-    from memtab_env.benchmark.tracks import TRACKS
+    from memtab_env.protocol import evaluate as ev
+    from memtab_env.protocol.tracks import TRACKS
 
     track = TRACKS[track_id]
     result, _ = ev.evaluate(track, [ev.resolve_agent(str(policy), track.game)], policy.stem, deals)

@@ -21,7 +21,7 @@ def final_scale(run: dict[str, Any]) -> str:
 
 def aggregate(runs: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, float]]:
     """``(track, memory, model) -> {iqm, lo, hi, seeds}`` of the final scores."""
-    from memtab_env.benchmark.metrics import stratified_bootstrap
+    from memtab_env.protocol.metrics import stratified_bootstrap
 
     out = {}
     for run in runs:

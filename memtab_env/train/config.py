@@ -333,7 +333,7 @@ class Config:
                 )
         if SELF in self.eval_opponents:
             raise ConfigError(f"{SELF!r} is a training opponent only")
-        from memtab_env.benchmark.tracks import is_reserved_seed
+        from memtab_env.protocol.tracks import is_reserved_seed
 
         if is_reserved_seed(self.seed) or is_reserved_seed(self.seed + self.n_envs - 1):
             raise ConfigError(

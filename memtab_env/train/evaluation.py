@@ -1,11 +1,11 @@
 """The final evaluation of a run: the benchmark's evaluation (the jobs and the figures of
-:mod:`memtab_env.benchmark.evaluate`) on a track made from the run's config.
+:mod:`memtab_env.protocol.evaluate`) on a track made from the run's config.
 
 The track holds the config's game, memory, reward, number of players and env options,
 its ``eval_opponents`` and its deals (``eval_games / num_players`` of them, deal ``i``
 from seed ``eval_seed + i``). So a run is measured exactly as the benchmark measures:
 the duplicate format (every deal once per seat rotation, the opponents in the other
-seats), and the clustered Wilson interval of :mod:`memtab_env.benchmark.metrics` (the
+seats), and the clustered Wilson interval of :mod:`memtab_env.protocol.metrics` (the
 deal, not the game, is the unit of independence). The figures are written in the
 ``memtab-eval/1`` schema of ``docs/training.md``.
 """
@@ -29,8 +29,8 @@ LEARNER = "learner"
 
 def eval_track(cfg: Config, opponents: Sequence[str], deals: int) -> Any:
     """The benchmark track of ``cfg``'s evaluation (a track of no table: version 0)."""
-    from memtab_env.benchmark.tracks import Track
     from memtab_env.play import make_raw_env
+    from memtab_env.protocol.tracks import Track
 
     given = {"num_players": cfg.num_players, "memory": cfg.memory, "reward": cfg.reward, **cfg.env_options}
     env = make_raw_env(cfg.game, **given)
@@ -48,8 +48,8 @@ def evaluate(model_path: str | Path, cfg: Config, opponents: Sequence[str] | Non
     """Play the saved model against each opponent on the track of ``cfg``
     (:func:`eval_track`) through the benchmark's evaluation; return the ``memtab-eval/1``
     report (``docs/training.md``)."""
-    from memtab_env.benchmark.backends import InProcessBackend, release_agents
-    from memtab_env.benchmark.evaluate import evaluation_jobs, resolve_agent, summarise
+    from memtab_env.protocol.backends import InProcessBackend, release_agents
+    from memtab_env.protocol.evaluate import evaluation_jobs, resolve_agent, summarise
 
     opponents = list(opponents if opponents is not None else cfg.eval_opponents)
     games = games if games is not None else cfg.eval_games
@@ -96,7 +96,7 @@ def evaluate(model_path: str | Path, cfg: Config, opponents: Sequence[str] | Non
             "deterministic": cfg.eval_deterministic,
             "seeds": seeds,
             "win_rate": "mean share of the win: 1/k for each of k winners, 0 for a loss",
-            "ci95": "clustered Wilson interval over deals (memtab_env.benchmark.metrics), "
+            "ci95": "clustered Wilson interval over deals (memtab_env.protocol.metrics), "
                     "as the benchmark computes it",
         },
         "config": dataclasses.asdict(cfg),

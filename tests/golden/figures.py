@@ -47,8 +47,8 @@ def _records_sha256(records: list[dict[str, Any]]) -> str:
 
 def evaluation_records(agent: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """``(result, records)`` of ``agent`` on the golden track's first deals."""
-    from memtab_env.benchmark.evaluate import evaluate, resolve_agent
-    from memtab_env.benchmark.tracks import get_track
+    from memtab_env.protocol.evaluate import evaluate, resolve_agent
+    from memtab_env.protocol.tracks import get_track
 
     track = get_track(TRACK)
     spec = resolve_agent(agent, track.game)
@@ -57,7 +57,7 @@ def evaluation_records(agent: str) -> tuple[dict[str, Any], list[dict[str, Any]]
 
 def evaluation_figures() -> dict[str, Any]:
     """The golden evaluation as written to ``evaluation.json`` (without the platform)."""
-    from memtab_env.benchmark.tracks import get_track
+    from memtab_env.protocol.tracks import get_track
 
     out: dict[str, Any] = {"track": get_track(TRACK).key, "deals": DEALS, "agents": {}}
     for agent in AGENTS:
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.which == "evaluation" and old and old.get("track") == now["track"]:
         print(f"refused: the figures of {now['track']} changed under the same track version; bump the "
-              "track's version (memtab_env/benchmark/tracks.py) and write a CHANGELOG line "
+              "track's version (memtab_env/protocol/tracks.py) and write a CHANGELOG line "
               "(docs/versioning.md)", file=sys.stderr)
         return 2
     _write(path, now)

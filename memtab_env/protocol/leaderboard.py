@@ -4,10 +4,10 @@ Every ``*.json`` under the results folder is read as a result (``memtab-result/1
 validated (schema, env version, track version, the track's seeds). A result that names a
 records file is *audited*: every record is replayed through the rules engine
 (:func:`memtab_env.record.replay`) and the figures are recomputed from the replayed
-games (:func:`memtab_env.benchmark.evaluate.summarise`); a record that does not replay,
+games (:func:`memtab_env.protocol.evaluate.summarise`); a record that does not replay,
 or figures its records do not give, reject the result. A result must use at least the
 protocol's deals of its track; one agent label appears once per track, labels being
-compared as they read (:func:`memtab_env.benchmark.results.label_key`).
+compared as they read (:func:`memtab_env.protocol.results.label_key`).
 
 The page is a pure function of the result files (sorted paths, fixed formatting, no
 dates), so rebuilding it twice gives the same bytes.
@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env import untrusted
-from memtab_env.benchmark import metrics
-from memtab_env.benchmark.evaluate import summarise, summary
-from memtab_env.benchmark.results import ResultError, label_key, load_result, track_of
-from memtab_env.benchmark.tracks import TRACKS, Track
 from memtab_env.errors import MemTabError, RecordError
+from memtab_env.protocol import metrics
+from memtab_env.protocol.evaluate import summarise, summary
+from memtab_env.protocol.results import ResultError, label_key, load_result, track_of
+from memtab_env.protocol.tracks import TRACKS, Track
 from memtab_env.record import iter_records
 from memtab_env.record import replay as replay_record
 
@@ -115,7 +115,7 @@ def audit(path: Path, result: dict[str, Any], replay_records: bool = True,
     (the runs from the records, or, without records, the figures that follow from
     others; the summary from the runs) and refuse the result where its file says
     otherwise; with ``reproduce``, re-play that many recorded games with the agent the
-    result names (:mod:`memtab_env.benchmark.reproduce`). On success the result holds
+    result names (:mod:`memtab_env.protocol.reproduce`). On success the result holds
     the recomputed figures. Returns the number of games replayed (0 without records).
     Raises :class:`ResultError`. ``replay_records=False`` only counts the records (a
     quick look, not an audit)."""
@@ -155,7 +155,7 @@ def audit(path: Path, result: dict[str, Any], replay_records: bool = True,
     _compare(result["summary"], recomputed, f"{path}: summary", "its runs give")
     result["runs"], result["summary"] = runs, recomputed
     if reproduce and records:
-        from memtab_env.benchmark.reproduce import reproduce_result
+        from memtab_env.protocol.reproduce import reproduce_result
 
         reproduce_result(path, result, records, reproduce, root, reproduce_seed)
     return len(records)

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from memtab_env import __version__
-from memtab_env.benchmark.backends import AgentSpec, Backend, InProcessBackend, Job, Progress
-from memtab_env.benchmark.tracks import Track
 from memtab_env.errors import InvalidOptionError
+from memtab_env.protocol.backends import AgentSpec, Backend, InProcessBackend, Job, Progress
+from memtab_env.protocol.tracks import Track
 
 TOURNAMENT_FORMAT = "memtab-tournament/1"
 

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env import __version__, untrusted
-from memtab_env.benchmark.backends import AgentSpec
-from memtab_env.benchmark.results import ResultError
-from memtab_env.benchmark.tracks import Track
 from memtab_env.errors import MemTabError, RecordError
+from memtab_env.protocol.backends import AgentSpec
+from memtab_env.protocol.results import ResultError
+from memtab_env.protocol.tracks import Track
 
 
 def choose(count: int, n: int, seed: int | None) -> list[int]:
@@ -138,7 +138,7 @@ def reproduce_result(path: Path, result: dict[str, Any], records: Sequence[tuple
     """Re-play ``n`` of ``records`` (audited records of ``result``) with the agents
     ``result`` names and the track's opponents; return the number re-played, or raise
     :class:`ResultError` at the first game they do not reproduce."""
-    from memtab_env.benchmark.results import track_of
+    from memtab_env.protocol.results import track_of
 
     track = track_of(result)
     built: dict[Any, Any] = {}

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from memtab_env import __version__
-from memtab_env.benchmark import metrics
-from memtab_env.benchmark.backends import AgentSpec, Backend, InProcessBackend, Job, Progress
-from memtab_env.benchmark.results import RESULT_FORMAT, ResultError, validate_result
-from memtab_env.benchmark.tracks import TRACKS, Track
 from memtab_env.errors import InvalidOptionError
 from memtab_env.play import win_shares
+from memtab_env.protocol import metrics
+from memtab_env.protocol.backends import AgentSpec, Backend, InProcessBackend, Job, Progress
+from memtab_env.protocol.results import RESULT_FORMAT, ResultError, validate_result
+from memtab_env.protocol.tracks import TRACKS, Track
 
 
 def resolve_agent(text: str, game: str, kwargs: dict[str, Any] | None = None,
@@ -52,7 +52,7 @@ def resolve_agent(text: str, game: str, kwargs: dict[str, Any] | None = None,
         desc = {"spec": text, "kind": "file", "kwargs": kwargs,
                 "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
     else:
-        from memtab_env.benchmark.reproduce import shipped_sha256
+        from memtab_env.protocol.reproduce import shipped_sha256
 
         spec = AgentSpec(text, label or text, tuple(sorted(kwargs.items())))
         # a built-in agent is named with the package version (the result's); one that
@@ -97,7 +97,7 @@ def track_deal(track: Track, deal: int, cache: dict[tuple[str, int], dict[str, A
                ) -> dict[str, Any]:
     """What deal ``deal`` of ``track`` is (:data:`DEAL_FIELDS`), recomputed from the track
     alone: its env (the track's options) reset with the track's seed for the deal, exactly
-    as :func:`memtab_env.benchmark.backends.run_job` deals it."""
+    as :func:`memtab_env.protocol.backends.run_job` deals it."""
     key = (track.key, deal)
     if cache is not None and key in cache:
         return cache[key]
@@ -136,7 +136,7 @@ def check_deal(record: dict[str, Any], expected: dict[str, Any]) -> str | None:
 def summarise(track: Track, deals: int, runs: int, records: Iterable[dict[str, Any]],
               label: str | None = None) -> list[dict[str, Any]]:
     """The figures of every run from the records of an evaluation (annotated by
-    :func:`memtab_env.benchmark.backends.run_job`). Every (run, opponent, deal, rotation)
+    :func:`memtab_env.protocol.backends.run_job`). Every (run, opponent, deal, rotation)
     must appear exactly once, with the agent (named ``label``, when given) in seat
     ``rotation``, the opponent in the others, and exactly the deal the track's seed for
     that deal produces (:func:`check_deal`: layout, options, first player, seed, recomputed

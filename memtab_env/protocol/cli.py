@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env import atomic
-from memtab_env.benchmark.backends import BACKENDS, AgentSpec, make_backend
-from memtab_env.benchmark.tracks import TRACKS, get_track
 from memtab_env.errors import InvalidOptionError
+from memtab_env.protocol.backends import BACKENDS, AgentSpec, make_backend
+from memtab_env.protocol.tracks import TRACKS, get_track
 
 
 def _console() -> Any:
@@ -77,11 +77,11 @@ def _kwargs(text: str | None) -> dict[str, Any]:
 
 def evaluate_main(argv: Sequence[str]) -> int:
     """``memtab evaluate``: an agent on a track against its reference opponents."""
-    from memtab_env.benchmark.backends import one_thread_per_worker
+    from memtab_env.protocol.backends import one_thread_per_worker
 
     one_thread_per_worker()  # this process plays games too (the in-process backend)
-    from memtab_env.benchmark.evaluate import build_result, evaluate, resolve_agent, total_games
-    from memtab_env.benchmark.results import read_record_file, save_result, write_record_file
+    from memtab_env.protocol.evaluate import build_result, evaluate, resolve_agent, total_games
+    from memtab_env.protocol.results import read_record_file, save_result, write_record_file
 
     ap = argparse.ArgumentParser(
         prog="memtab evaluate",
@@ -127,7 +127,7 @@ def evaluate_main(argv: Sequence[str]) -> int:
     kwargs = _kwargs(args.agent_kwargs)
     if len(args.agent) > 1 and not args.name:
         raise InvalidOptionError("several --agent runs need --name (the label of the method)")
-    from memtab_env.benchmark.results import label_problem
+    from memtab_env.protocol.results import label_problem
 
     if args.name is not None and (why := label_problem(args.name)) is not None:
         raise InvalidOptionError(f"--name: {why}")
@@ -207,7 +207,7 @@ def _print_result(console: Any, result: dict[str, Any]) -> None:
 
 
 def _parse_agents(text: str, game: str, trust_pickle: bool = False) -> list[AgentSpec]:
-    from memtab_env.benchmark.evaluate import resolve_agent
+    from memtab_env.protocol.evaluate import resolve_agent
 
     out = []
     for item in (s.strip() for s in text.split(",")):
@@ -222,12 +222,12 @@ def _parse_agents(text: str, game: str, trust_pickle: bool = False) -> list[Agen
 
 def tournament_main(argv: Sequence[str]) -> int:
     """``memtab tournament``: round robin with seat rotation, openskill ratings, payoff matrix."""
-    from memtab_env.benchmark.backends import one_thread_per_worker
+    from memtab_env.protocol.backends import one_thread_per_worker
 
     one_thread_per_worker()
     from rich.table import Table
 
-    from memtab_env.benchmark.tournament import plot, tournament, tournament_jobs
+    from memtab_env.protocol.tournament import plot, tournament, tournament_jobs
 
     ap = argparse.ArgumentParser(
         prog="memtab tournament",
@@ -317,7 +317,7 @@ def check_writable(path: Path) -> None:
 
 def leaderboard_main(argv: Sequence[str]) -> int:
     """``memtab leaderboard``: rebuild LEADERBOARD.md from the result files, replaying records."""
-    from memtab_env.benchmark.leaderboard import build
+    from memtab_env.protocol.leaderboard import build
 
     ap = argparse.ArgumentParser(
         prog="memtab leaderboard",

@@ -80,7 +80,7 @@ class Job:
 
     Attributes:
         track: the track id (its options and game come from the track table), or a
-            :class:`memtab_env.benchmark.tracks.Track` that is in no table.
+            :class:`memtab_env.protocol.tracks.Track` that is in no table.
         lineup: the agents; in rotation ``r``, ``lineup[i]`` sits in seat ``(i + r) % n``.
         deals: ``(deal index, seed)`` pairs.
         rotations: the rotations played for every deal, in order.
@@ -103,8 +103,8 @@ def run_job(job: Job) -> list[dict[str, Any]]:
     """Play every (deal, rotation) of ``job``; return the records, each annotated with
     ``agents`` (the label in every seat) and ``benchmark`` (track, deal, rotation,
     ``seats``: the lineup index in every seat, plus the job's tag)."""
-    from memtab_env.benchmark.tracks import Track, get_track
     from memtab_env.play import make_raw_env, play_game
+    from memtab_env.protocol.tracks import Track, get_track
 
     track = job.track if isinstance(job.track, Track) else get_track(job.track)
     n = track.num_players

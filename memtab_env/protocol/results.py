@@ -23,7 +23,7 @@ track. Schema, version 1 (``BENCHMARK.md`` documents every field)::
       "records": null | "expert.records.jsonl.gz"    # relative to the result file
     }
 
-``FIGURES`` are those of :func:`memtab_env.benchmark.metrics.figures`. A file that is not
+``FIGURES`` are those of :func:`memtab_env.protocol.metrics.figures`. A file that is not
 JSON, lacks a field, has a field of the wrong type, is of another format version, names
 an env id this package does not play (another env version), or a track that differs
 from this package's track table is rejected with :class:`ResultError` naming the file
@@ -40,8 +40,8 @@ from typing import Any
 
 from memtab_env import untrusted
 from memtab_env.atomic import write_json
-from memtab_env.benchmark.tracks import EVAL_SEED_START, EVAL_SEED_STOP, TRACKS, Track
 from memtab_env.errors import MemTabError
+from memtab_env.protocol.tracks import EVAL_SEED_START, EVAL_SEED_STOP, TRACKS, Track
 from memtab_env.record import read_records, write_records
 from memtab_env.registry import game_spec
 
@@ -163,7 +163,7 @@ def validate_result(obj: Any, source: str = "result") -> dict[str, Any]:
     """Check ``obj`` against the schema, this package's env and track versions, and the
     values figures can take (rates in [0, 1], finite numbers, counts that add up);
     return it, or raise :class:`ResultError` saying what is wrong where. Figures that
-    follow from others are checked by :func:`memtab_env.benchmark.leaderboard.audit`."""
+    follow from others are checked by :func:`memtab_env.protocol.leaderboard.audit`."""
     if not isinstance(obj, dict):
         raise ResultError(f"{source}: a result is a JSON object, got {type(obj).__name__}")
     fmt = obj.get("format")
