@@ -65,7 +65,7 @@ from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
 from memtab_env.vector.numba_cache import invalidate_stale_cache
-from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops, counter_row_kernels
 
 #: the scalar engine's rules kernels themselves, compiled for inlining into the batched
 #: loops (numba then drops the reference counting of the row view that a call would pay)
@@ -563,15 +563,8 @@ def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple
     legal_row(st, i, masks, G[0], G[4], G[5], G[6], G[8])
 
 
-@njit(cache=True, inline="always")
-def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(tm[i, CLOCK])
-
-
-@njit(cache=True, inline="always")
-def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    """Turns started (``MemoryBoardState.turn``)."""
-    return np.int64(st[i, TURN])
+# turns: turns started (``MemoryBoardState.turn``)
+row_flips, row_turns = counter_row_kernels(("tm", CLOCK), ("st", TURN))
 
 
 invalidate_stale_cache(globals(), [rk, rn, bt, mm], "memory_board_batched_kernels.deps")

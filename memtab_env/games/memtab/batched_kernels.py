@@ -56,7 +56,7 @@ from memtab_env.vector.batch_kernels import (
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
 from memtab_env.vector.numba_cache import invalidate_stale_cache
 from memtab_env.vector.rng import integers_small, next_seed
-from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops, counter_row_kernels
 
 P = mk.NUM_POSITIONS
 K = mk.NUM_KINDS
@@ -456,15 +456,8 @@ def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple
         masks[i, p] = live & (st[i, STATUS + p] == DOWN)
 
 
-@njit(cache=True, inline="always")
-def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, CLOCK])
-
-
-@njit(cache=True, inline="always")
-def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    """Turns started (``MemTabState.turn``)."""
-    return np.int64(st[i, TURN])
+# turns: turns started (``MemTabState.turn``)
+row_flips, row_turns = counter_row_kernels(("st", CLOCK), ("st", TURN))
 
 
 

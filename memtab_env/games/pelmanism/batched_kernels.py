@@ -91,7 +91,7 @@ from memtab_env.vector.batch_kernels import (
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
 from memtab_env.vector.numba_cache import invalidate_stale_cache
 from memtab_env.vector.rng import integers_small, next_seed
-from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops, counter_row_kernels
 
 MAX_PLAYERS = rk.MAX_PLAYERS
 # -- state matrix (int8) columns beyond the rules' ------------------------------------
@@ -506,15 +506,8 @@ def row_encode(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.nd
 row_mask = rk.legal
 
 
-@njit(cache=True, inline="always")
-def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(tm[i, CLOCK])
-
-
-@njit(cache=True, inline="always")
-def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    """Turns completed, extra turns included (``PelmanismState.turns``)."""
-    return np.int64(tm[i, TURNS])
+# turns: turns completed, extra turns included (``PelmanismState.turns``)
+row_flips, row_turns = counter_row_kernels(("tm", CLOCK), ("tm", TURNS))
 
 
 # the kernels compile in the rules kernels, rng.py, batch_kernels.py and memory_kernels.py
