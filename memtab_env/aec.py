@@ -15,6 +15,7 @@ PettingZoo's ``TerminateIllegalWrapper`` does for its classic games.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -440,3 +441,43 @@ class StandardWrapper(OrderEnforcingWrapper):
 def wrap(raw: MemoryGameEnv) -> StandardWrapper:
     """The ``env()`` of every game: the raw env with the standard (lean) wrapper."""
     return StandardWrapper(raw)
+
+
+def game_module(
+    spec: GameSpec, doc: str | None, module: str
+) -> tuple[type[MemoryGameEnv], Callable[..., StandardWrapper]]:
+    """``raw_env`` and ``env`` of a game's classic-style module (``memtab_env.memtab_v0``).
+
+    ``raw_env`` is :class:`MemoryGameEnv` bound to the game's registry row. Its docstring
+    is the module's followed by the sections the row decides (Registered Configurations:
+    its ids; Version History: its retired versions, newest first); it is named after the
+    module (``metadata["name"]``) and pickles by reference as a class written there would.
+    ``env()`` is ``raw_env`` with the standard wrapper.
+    """
+    name = module.rsplit(".", 1)[-1]
+    history = [f"* v{old + 1}: {change}" for old, change in sorted(spec.retired.items(), reverse=True)]
+    doc = (doc or "").rstrip() + (
+        "\n\nRegistered Configurations\n-------------------------\n"
+        f"``{spec.pettingzoo_id}`` (PettingZoo AEC), ``{spec.env_id}`` (Gymnasium single-agent view).\n"
+        "\nVersion History\n---------------\n"
+        + "".join(line + "\n" for line in history)
+        + "* v0: initial release (memtab-env 0.1.0).\n"
+    )
+
+    class raw_env(MemoryGameEnv):  # noqa: N801 - PettingZoo classic naming
+        __doc__ = doc
+        game_spec = spec
+        metadata = {
+            "name": name,
+            "render_modes": list(RENDER_MODES),
+            "is_parallelizable": False,
+            "render_fps": 2,
+        }
+
+    def env(**kwargs: Any) -> StandardWrapper:
+        return wrap(raw_env(**kwargs))
+
+    raw_env.__module__ = env.__module__ = module
+    raw_env.__qualname__, env.__qualname__ = "raw_env", "env"
+    env.__doc__ = f"The {spec.base_name} AEC env with the standard wrapper (illegal action = loss)."
+    return raw_env, env

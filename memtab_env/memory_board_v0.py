@@ -91,38 +91,16 @@ Arguments
 limit of main play, default 500), ``memory`` (``"perfect"``, ``"none"``, ``"decay:p"``,
 ``"window:k"``), ``reward`` (``"win"``, ``"score"``, ``"turns"``), ``render_mode`` (``None``,
 ``"human"``, ``"ansi"``, ``"rgb_array"``). The specs above are for the default board.
-
-Registered Configurations
--------------------------
-``memtab/MemoryBoard-v0`` (PettingZoo AEC), ``MemoryBoard-v0`` (Gymnasium single-agent view).
-
-Version History
----------------
-* v0: initial release (memtab-env 0.1.0).
 """
+
+# raw_env adds the sections Registered Configurations and Version History from the registry row.
 
 from __future__ import annotations
 
-from typing import Any
-
-from memtab_env.aec import MemoryGameEnv, StandardWrapper, wrap
+from memtab_env.aec import game_module
 from memtab_env.registry import GAMES
 
-
-class raw_env(MemoryGameEnv):  # noqa: N801 - PettingZoo classic naming
-    __doc__ = __doc__
-    game_spec = GAMES["memory_board"]
-    metadata = {
-        "name": "memory_board_v0",
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
-
-
-def env(**kwargs: Any) -> StandardWrapper:
-    """The Memory: The Board Game AEC env with the standard wrapper (illegal action = loss)."""
-    return wrap(raw_env(**kwargs))
-
+raw_env, env = game_module(GAMES["memory_board"], __doc__, __name__)
+__doc__ = raw_env.__doc__
 
 __all__ = ["env", "raw_env"]

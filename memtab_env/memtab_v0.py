@@ -75,38 +75,16 @@ Arguments
 ``num_players`` (1..6, default 2), ``first_player`` (seat that starts, default 0),
 ``memory`` (``"perfect"``, ``"none"``, ``"decay:p"``, ``"window:k"``), ``reward``
 (``"win"``, ``"score"``), ``render_mode`` (``None``, ``"human"``, ``"ansi"``, ``"rgb_array"``).
-
-Registered Configurations
--------------------------
-``memtab/MemTab-v0`` (PettingZoo AEC), ``MemTab-v0`` (Gymnasium single-agent view).
-
-Version History
----------------
-* v0: initial release (memtab-env 0.1.0).
 """
+
+# raw_env adds the sections Registered Configurations and Version History from the registry row.
 
 from __future__ import annotations
 
-from typing import Any
-
-from memtab_env.aec import MemoryGameEnv, StandardWrapper, wrap
+from memtab_env.aec import game_module
 from memtab_env.registry import GAMES
 
-
-class raw_env(MemoryGameEnv):  # noqa: N801 - PettingZoo classic naming
-    __doc__ = __doc__
-    game_spec = GAMES["memtab"]
-    metadata = {
-        "name": "memtab_v0",
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
-
-
-def env(**kwargs: Any) -> StandardWrapper:
-    """The MemTab AEC env with the standard wrapper (illegal action = loss)."""
-    return wrap(raw_env(**kwargs))
-
+raw_env, env = game_module(GAMES["memtab"], __doc__, __name__)
+__doc__ = raw_env.__doc__
 
 __all__ = ["env", "raw_env"]

@@ -93,38 +93,16 @@ Arguments
 (``None`` or a turn limit), ``memory`` (``"perfect"``, ``"none"``, ``"decay:p"``,
 ``"window:k"``), ``reward`` (``"win"``, ``"score"``, ``"turns"``), ``render_mode`` (``None``,
 ``"human"``, ``"ansi"``, ``"rgb_array"``).
-
-Registered Configurations
--------------------------
-``memtab/Pelmanism-v0`` (PettingZoo AEC), ``Pelmanism-v0`` (Gymnasium single-agent view).
-
-Version History
----------------
-* v0: initial release (memtab-env 0.1.0).
 """
+
+# raw_env adds the sections Registered Configurations and Version History from the registry row.
 
 from __future__ import annotations
 
-from typing import Any
-
-from memtab_env.aec import MemoryGameEnv, StandardWrapper, wrap
+from memtab_env.aec import game_module
 from memtab_env.registry import GAMES
 
-
-class raw_env(MemoryGameEnv):  # noqa: N801 - PettingZoo classic naming
-    __doc__ = __doc__
-    game_spec = GAMES["pelmanism"]
-    metadata = {
-        "name": "pelmanism_v0",
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
-
-
-def env(**kwargs: Any) -> StandardWrapper:
-    """The Pelmanism AEC env with the standard wrapper (illegal action = loss)."""
-    return wrap(raw_env(**kwargs))
-
+raw_env, env = game_module(GAMES["pelmanism"], __doc__, __name__)
+__doc__ = raw_env.__doc__
 
 __all__ = ["env", "raw_env"]

@@ -88,46 +88,35 @@ def load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
+def _game_row(name: str, env_id: str, prefix: str, max_episode_steps: int, *, jax: bool) -> GameSpec:
+    """The row of a game whose parts follow the folder convention of
+    ``memtab_env/games/<name>/``: the engine ``<Prefix>`` (exported by the package), the
+    modules ``observation`` (``<Prefix>Encoder``), ``render`` (``<Prefix>Renderer``),
+    ``vector_env`` (``<Prefix>VectorEnv``), ``batched`` (``Batched<Prefix>``),
+    ``sb3_vec_env`` (``<Prefix>SB3VecEnv``) and, with ``jax``, ``jax_env``
+    (``<Prefix>Jax``); the AEC module ``memtab_env.<name>_v<version>``. A game laid out
+    otherwise writes its :class:`GameSpec` in full."""
+    package = f"memtab_env.games.{name}"
+    return GameSpec(
+        name=name,
+        env_id=env_id,
+        engine=f"{package}:{prefix}",
+        encoder=f"{package}.observation:{prefix}Encoder",
+        renderer=f"{package}.render:{prefix}Renderer",
+        aec_module=f"memtab_env.{name}_v{env_id.rsplit('-v', 1)[1]}",
+        max_episode_steps=max_episode_steps,
+        vector_entry_point=f"{package}.vector_env:{prefix}VectorEnv",
+        batched_engine=f"{package}.batched:Batched{prefix}",
+        sb3_vec_env=f"{package}.sb3_vec_env:{prefix}SB3VecEnv",
+        jax_rules=f"{package}.jax_env:{prefix}Jax" if jax else None,
+    )
+
+
 GAMES: dict[str, GameSpec] = {
-    "memtab": GameSpec(
-        name="memtab",
-        env_id="MemTab-v0",
-        engine="memtab_env.games.memtab:MemTab",
-        encoder="memtab_env.games.memtab.observation:MemTabEncoder",
-        renderer="memtab_env.games.memtab.render:MemTabRenderer",
-        aec_module="memtab_env.memtab_v0",
-        max_episode_steps=250,
-        vector_entry_point="memtab_env.games.memtab.vector_env:MemTabVectorEnv",
-        batched_engine="memtab_env.games.memtab.batched:BatchedMemTab",
-        sb3_vec_env="memtab_env.games.memtab.sb3_vec_env:MemTabSB3VecEnv",
-        jax_rules="memtab_env.games.memtab.jax_env:MemTabJax",
-    ),
-    "memory_board": GameSpec(
-        name="memory_board",
-        env_id="MemoryBoard-v0",
-        engine="memtab_env.games.memory_board:MemoryBoard",
-        encoder="memtab_env.games.memory_board.observation:MemoryBoardEncoder",
-        renderer="memtab_env.games.memory_board.render:MemoryBoardRenderer",
-        aec_module="memtab_env.memory_board_v0",
-        max_episode_steps=2500,
-        vector_entry_point="memtab_env.games.memory_board.vector_env:MemoryBoardVectorEnv",
-        batched_engine="memtab_env.games.memory_board.batched:BatchedMemoryBoard",
-        sb3_vec_env="memtab_env.games.memory_board.sb3_vec_env:MemoryBoardSB3VecEnv",
-    ),
-    "pelmanism": GameSpec(
-        name="pelmanism",
-        env_id="Pelmanism-v0",
-        engine="memtab_env.games.pelmanism:Pelmanism",
-        encoder="memtab_env.games.pelmanism.observation:PelmanismEncoder",
-        renderer="memtab_env.games.pelmanism.render:PelmanismRenderer",
-        aec_module="memtab_env.pelmanism_v0",
-        # learner flips; uniformly random solo play on a 52-card pairs deck averages 1350
-        max_episode_steps=3000,
-        vector_entry_point="memtab_env.games.pelmanism.vector_env:PelmanismVectorEnv",
-        batched_engine="memtab_env.games.pelmanism.batched:BatchedPelmanism",
-        sb3_vec_env="memtab_env.games.pelmanism.sb3_vec_env:PelmanismSB3VecEnv",
-        jax_rules="memtab_env.games.pelmanism.jax_env:PelmanismJax",
-    ),
+    "memtab": _game_row("memtab", "MemTab-v0", "MemTab", 250, jax=True),
+    "memory_board": _game_row("memory_board", "MemoryBoard-v0", "MemoryBoard", 2500, jax=False),
+    # learner flips; uniformly random solo play on a 52-card pairs deck averages 1350
+    "pelmanism": _game_row("pelmanism", "Pelmanism-v0", "Pelmanism", 3000, jax=True),
 }
 
 

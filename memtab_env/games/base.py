@@ -104,9 +104,19 @@ class Game(abc.ABC):
     #: the options accepted by ``__init__`` with their defaults (documentation + records)
     default_options: ClassVar[dict[str, Any]]
 
+    #: the seat counts the rules allow (every game so far can be played solo)
+    MIN_PLAYERS: ClassVar[int] = 1
+    MAX_PLAYERS: ClassVar[int]
+
     num_players: int
     first_player: int
     info: GameInfo
+
+    def _set_seats(self, num_players: int, first_player: int) -> None:
+        """Check and set ``num_players`` (``MIN_PLAYERS`` .. ``MAX_PLAYERS``) and
+        ``first_player`` (a seat, ``0 .. num_players - 1``)."""
+        self.num_players = check_int_option("num_players", num_players, self.MIN_PLAYERS, self.MAX_PLAYERS)
+        self.first_player = check_int_option("first_player", first_player, 0, self.num_players - 1)
 
     # -- construction ---------------------------------------------------------------
     @abc.abstractmethod
@@ -139,11 +149,14 @@ class Game(abc.ABC):
         transition = self.apply_inplace(new_state, action)
         return new_state, transition
 
-    @abc.abstractmethod
-    def is_over(self, state: Any) -> bool: ...
+    def is_over(self, state: Any) -> bool:
+        """Whether the game is over: the state's ``over`` (every game's state row has one;
+        an engine whose state does not overrides this)."""
+        return state.over
 
-    @abc.abstractmethod
-    def current_player(self, state: Any) -> int: ...
+    def current_player(self, state: Any) -> int:
+        """The seat on turn: the state's ``current`` (as ``is_over``)."""
+        return state.current
 
     @abc.abstractmethod
     def scores(self, state: Any) -> np.ndarray:

@@ -46,7 +46,14 @@ from numba import njit
 
 from memtab_env.vector import rng as _rng_module
 from memtab_env.vector.numba_cache import invalidate_stale_cache
-from memtab_env.vector.rng import PCG_WORDS, PCG_WORDS_64, integers_small, seed_pcg64, seed_pcg64_buffered
+from memtab_env.vector.rng import (
+    PCG_WORDS,
+    PCG_WORDS_64,
+    integers_small,
+    seed_pcg64,
+    seed_pcg64_buffered,
+    shuffle_row,
+)
 
 # -- generator matrix columns --------------------------------------------------------
 R_AUX = 0
@@ -91,6 +98,27 @@ def seed_slot(rg: np.ndarray, i: int, seed: np.uint64) -> None:
 
 
 @njit(cache=True)
+def deal(st: np.ndarray, rg: np.ndarray, i: int, game_seed: np.uint64, col: int, size: int) -> None:
+    """Deal the game with seed ``game_seed`` in slot ``i`` (every game's engine): the deck
+    written in ``st[i, col:col + size]`` becomes ``default_rng(game_seed).permutation`` of
+    it (NumPy's Fisher-Yates); the deal borrows the auxiliary slot, which is then seeded
+    with its own child stream."""
+    rg[i, R_GAME_SEED] = game_seed
+    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 0, 0, 0)
+    shuffle_row(rg, i, R_AUX, st, i, col, size)
+    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 1, AUX_KEY, 0)
+
+
+@njit(cache=True)
+def seed_memories(rg: np.ndarray, i: int, game_seed: np.uint64, n: int, p_forget: float | None) -> None:
+    """The decay memory's forgetting streams of the game with seed ``game_seed`` (none for
+    the other memory models, ``p_forget`` None), as the AEC env's."""
+    if p_forget is not None:
+        for o in range(n):
+            seed_pcg64(rg, i, R_MEM + PCG_WORDS_64 * o, game_seed, 2, MEMORY_KEY, o)
+
+
+@njit(cache=True)
 def win_reward(bits: int, seat: int, n: int) -> float:
     """Terminal reward of ``seat`` under the ``win`` scheme (``rewards.win_rewards``):
     winners share +1, losers share -1, 0 for all when everybody wins. ``bits``: a
@@ -103,6 +131,37 @@ def win_reward(bits: int, seat: int, n: int) -> float:
     if (bits >> (1 + seat)) & 1:
         return 1.0 / winners
     return -1.0 / (n - winners)
+
+
+# -- bit masks of positions (the random policy's branch-free pick) ------------------------
+_M1 = np.int64(0x5555555555555555)
+_M2 = np.int64(0x3333333333333333)
+_M4 = np.int64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.int64(0x0101010101010101)
+
+
+@njit(inline="always", cache=True)
+def popcount(x: int) -> int:
+    """Set bits of a non-negative 63-bit ``x`` (SWAR)."""
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return (x * _H01) >> 56
+
+
+@njit(inline="always", cache=True)
+def select_bit(x: int, j: int) -> int:
+    """Position of the ``j``-th (0-based) set bit of a non-negative 63-bit ``x``, without
+    branches (a loop over the bits mispredicted its exit once per game: a third of a
+    random flip)."""
+    pos = 0
+    for w in (32, 16, 8, 4, 2, 1):
+        c = popcount(x & ((np.int64(1) << w) - 1))
+        go = np.int64(j >= c)
+        j -= c * go
+        x >>= w * go
+        pos += w * go
+    return pos
 
 
 # -- the single-agent view's generators ------------------------------------------------

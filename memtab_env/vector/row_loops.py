@@ -138,6 +138,28 @@ def column_row_kernels(over: int, current: int, seat: int) -> tuple[Any, ...]:
     return row_ended, row_truncate, row_turn, row_seat, row_set_seat
 
 
+def _column_reader(matrix: str, col: int) -> Any:
+    """A row kernel ``(st, tm, i) -> int`` reading column ``col`` of ``st`` or ``tm``."""
+    if matrix == "st":
+        @njit(inline="always")
+        def read(st: Array, tm: Array, i: int) -> int:
+            return np.int64(st[i, col])
+    elif matrix == "tm":
+        @njit(inline="always")
+        def read(st: Array, tm: Array, i: int) -> int:
+            return np.int64(tm[i, col])
+    else:
+        raise ValueError(f"matrix must be 'st' or 'tm', got {matrix!r}")
+    return read
+
+
+def counter_row_kernels(flips: tuple[str, int], turns: tuple[str, int]) -> tuple[Any, Any]:
+    """``row_flips`` and ``row_turns`` for a game that counts its flips (reveals) and its
+    turns (as the game counts them) in one column each: ``("st", column)`` or
+    ``("tm", column)``, the matrix and the column."""
+    return _column_reader(*flips), _column_reader(*turns)
+
+
 # =====================================================================================
 # the engine's loops (compiled per game by compile_row_loops)
 # =====================================================================================

@@ -25,7 +25,7 @@ from memtab_env.errors import (
     unknown_option_error,
 )
 from memtab_env.gym_env import ILLEGAL_MODES, MAX_REDEALS, opponents_per_seat, too_many_redeals
-from memtab_env.registry import game_spec
+from memtab_env.registry import game_spec, load
 from memtab_env.vector.batch_kernels import OPPONENT_CODES, view_width
 from memtab_env.vector.engine_base import seed_array, take_actions
 
@@ -57,7 +57,29 @@ class BatchedVectorView(VectorEnv):
     A subclass names its game and builds its engine, whose kernels module holds the
     single-agent loop (``loops``, :mod:`memtab_env.vector.row_loops` compiled over the
     game's row kernels) and ``SEAT``, the learner's column, and which gives the row
-    kernels' arguments; see the subclasses for the options.
+    kernels' arguments; see the subclasses for the game options.
+
+    Args:
+        num_envs: B.
+        game: the subclass's game (the registration passes it).
+        opponents: ``"random"``, ``"greedy"``, or one of those per other seat in seat order
+            after the learner (``opponent_names``: those the game's kernels play).
+        learner_seat: the learner's seat, or ``"random"`` (drawn per episode).
+        memory: memory model of the learner's observation and of the greedy opponents'
+            observations (``"perfect"``, ``"none"``, ``"decay:p"``, ``"window:k"``).
+        reward: ``"win"``, ``"score"`` or ``"turns"``.
+        obs_mode: ``"flat"`` (the only mode of the vector env).
+        illegal_action: ``"penalty"`` or ``"raise"``.
+        illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
+        max_episode_steps: learner steps before truncation (``None``: never; by default
+            the registration's; a game's own length cap still truncates).
+        copy: return fresh observation arrays each step (default, as Gymnasium's vector
+            envs); ``False`` returns a buffer that the next step overwrites.
+        parallel: threads that step the games: ``None`` (every core from 2048 games on),
+            ``True``, ``False`` or a number (as the game's batched engine).
+        render_mode: must be ``None`` (render a game with :meth:`get_state` and the game's
+            renderer).
+        **game_options: the game's options (``game_options``).
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -65,8 +87,6 @@ class BatchedVectorView(VectorEnv):
     game_name: ClassVar[str]
     #: the game options the engine takes
     game_options: ClassVar[tuple[str, ...]]
-    #: what to render a game with (error message)
-    render_hint: ClassVar[str]
     #: the built-in opponents that the game's kernels play exactly as ``agents.make``
     opponent_names: ClassVar[tuple[str, ...]] = tuple(OPPONENT_CODES)
 
@@ -87,7 +107,7 @@ class BatchedVectorView(VectorEnv):
         render_mode: str | None = None,
         **game_options: Any,
     ) -> None:
-        spec = game_spec(self.game_name if game is None else game)
+        spec = self._spec = game_spec(self.game_name if game is None else game)
         if max_episode_steps == "registered":  # the registration's, as gymnasium.make
             max_episode_steps = spec.max_episode_steps
         if spec.name != self.game_name:
@@ -109,7 +129,8 @@ class BatchedVectorView(VectorEnv):
             )
         if render_mode is not None:
             raise InvalidOptionError(
-                f"the vector env does not render; use get_state(i) with {self.render_hint}"
+                "the vector env does not render; use get_state(i) with "
+                f"{spec.renderer.partition(':')[0]}"
             )
         self.engine = self._make_engine(num_envs, memory, reward, parallel, game_options)
         eng = self.engine
@@ -183,7 +204,9 @@ class BatchedVectorView(VectorEnv):
     # -- what a game gives -------------------------------------------------------------
     def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
                      game_options: dict[str, Any]) -> Any:
-        raise NotImplementedError
+        """The game's batched engine (its registry row's ``batched_engine``)."""
+        engine_cls = load(self._spec.batched_engine)
+        return engine_cls(num_envs, memory=memory, reward=reward, parallel=parallel, **game_options)
 
     @property
     def num_positions(self) -> int:

@@ -25,7 +25,7 @@ from numba import njit
 from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
-from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops, counter_row_kernels
 from tests.triples_game import rules_kernels as rk
 from tests.triples_game.rules_kernels import CURRENT, DOWN, FLIP, HEAD, OVER, SCORES, TURNS
 
@@ -164,14 +164,7 @@ def row_encode(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.nd
 row_mask = rk.legal
 
 
-@njit(cache=True, inline="always")
-def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(tm[i, CLOCK])
-
-
-@njit(cache=True, inline="always")
-def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, TURNS])
+row_flips, row_turns = counter_row_kernels(("tm", CLOCK), ("st", TURNS))
 
 
 loops = compile_row_loops(globals(), "triples", [rk, rn, bt, mm, sys.modules[__name__]])

@@ -3,10 +3,7 @@ shared loop (``gymnasium.make_vec("Triples-v0", vectorization_mode="vector_entry
 
 from __future__ import annotations
 
-from typing import Any
-
 from memtab_env.vector.vector_env_base import BatchedVectorView
-from tests.triples_game.batched import BatchedTriples
 
 
 class TriplesVectorEnv(BatchedVectorView):
@@ -16,10 +13,4 @@ class TriplesVectorEnv(BatchedVectorView):
 
     game_name = "triples"
     game_options = ("first_player", "num_kinds", "num_players")
-    render_hint = "tests.triples_game.render"
     opponent_names = ("random",)
-
-    def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
-                     game_options: dict[str, Any]) -> BatchedTriples:
-        return BatchedTriples(num_envs, memory=memory, reward=reward, parallel=parallel,
-                              **game_options)

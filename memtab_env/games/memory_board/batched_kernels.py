@@ -65,7 +65,7 @@ from memtab_env.vector import batch_kernels as bt
 from memtab_env.vector import memory_kernels as mm
 from memtab_env.vector import rng as rn
 from memtab_env.vector.numba_cache import invalidate_stale_cache
-from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops, counter_row_kernels
 
 #: the scalar engine's rules kernels themselves, compiled for inlining into the batched
 #: loops (numba then drops the reference counting of the row view that a call would pay)
@@ -131,17 +131,12 @@ def new_game(st: np.ndarray, tm: np.ndarray, rg: np.ndarray, i: int, game_seed: 
              P: int, n: int, first: int, supply0: np.ndarray, p_forget: float | None) -> None:
     """The game with seed ``game_seed`` in slot ``i``: ``default_rng(game_seed)
     .permutation(deck)`` (``MemoryBoard.new_game``), forgetting streams as the AEC env's."""
-    rg[i, bt.R_GAME_SEED] = game_seed
-    rn.seed_pcg64_buffered(rg, i, bt.R_AUX, game_seed, 0, 0, 0)
     for k in range(P // 2):  # the deck: every picture twice, in picture order
         st[i, HEAD + 2 * k] = k
         st[i, HEAD + 2 * k + 1] = k
-    rn.shuffle_row(rg, i, bt.R_AUX, st, i, HEAD, P)
-    rn.seed_pcg64_buffered(rg, i, bt.R_AUX, game_seed, 1, bt.AUX_KEY, 0)
+    bt.deal(st, rg, i, game_seed, HEAD, P)
     clear_game(st, tm, i, P, n, first, supply0, p_forget is not None)
-    if p_forget is not None:
-        for o in range(n):
-            rn.seed_pcg64(rg, i, bt.R_MEM + rn.PCG_WORDS_64 * o, game_seed, 2, bt.MEMORY_KEY, o)
+    bt.seed_memories(rg, i, game_seed, n, p_forget)
 
 
 @njit(cache=True)
@@ -568,15 +563,8 @@ def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple
     legal_row(st, i, masks, G[0], G[4], G[5], G[6], G[8])
 
 
-@njit(cache=True, inline="always")
-def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(tm[i, CLOCK])
-
-
-@njit(cache=True, inline="always")
-def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    """Turns started (``MemoryBoardState.turn``)."""
-    return np.int64(st[i, TURN])
+# turns: turns started (``MemoryBoardState.turn``)
+row_flips, row_turns = counter_row_kernels(("tm", CLOCK), ("st", TURN))
 
 
 invalidate_stale_cache(globals(), [rk, rn, bt, mm], "memory_board_batched_kernels.deps")

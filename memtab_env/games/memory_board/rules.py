@@ -233,7 +233,6 @@ class MemoryBoard(Game):
         "variant": "standard",
         "max_turns": DEFAULT_MAX_TURNS,
     }
-    MIN_PLAYERS: ClassVar[int] = 1
     MAX_PLAYERS: ClassVar[int] = K.MAX_PLAYERS
 
     #: the rules kernels' compiled entries (``rules_kernels.direct``), set by the first
@@ -252,8 +251,7 @@ class MemoryBoard(Game):
         if MemoryBoard._apply is None:
             MemoryBoard._apply = K.direct("apply")
             MemoryBoard._legal = K.direct("legal")
-        self.num_players = check_int_option("num_players", num_players, self.MIN_PLAYERS, self.MAX_PLAYERS)
-        self.first_player = check_int_option("first_player", first_player, 0, self.num_players - 1)
+        self._set_seats(num_players, first_player)
         if variant not in VARIANTS:
             raise InvalidOptionError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
         self.variant = variant
@@ -340,12 +338,6 @@ class MemoryBoard(Game):
         return arr
 
     # -- queries ------------------------------------------------------------------------
-    def is_over(self, state: MemoryBoardState) -> bool:
-        return state.over
-
-    def current_player(self, state: MemoryBoardState) -> int:
-        return state.current
-
     def dealt_kinds(self, state: MemoryBoardState) -> np.ndarray:
         return state.layout
 

@@ -44,26 +44,19 @@ from memtab_env.vector import batch_kernels as _batch_module
 from memtab_env.vector import memory_kernels as _memory_module
 from memtab_env.vector import rng as _rng_module
 from memtab_env.vector.batch_kernels import (
-    AUX_KEY,
-    MEMORY_KEY,
-    R_AUX,
-    R_GAME_SEED,
     R_GAMES,
     R_MEM,
     R_SEEDS,
+    deal,
+    popcount,
+    seed_memories,
     seed_slot,
+    select_bit,
 )
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
 from memtab_env.vector.numba_cache import invalidate_stale_cache
-from memtab_env.vector.rng import (
-    PCG_WORDS_64,
-    integers_small,
-    next_seed,
-    seed_pcg64,
-    seed_pcg64_buffered,
-    shuffle_row,
-)
-from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
+from memtab_env.vector.rng import integers_small, next_seed
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops, counter_row_kernels
 
 P = mk.NUM_POSITIONS
 K = mk.NUM_KINDS
@@ -113,35 +106,6 @@ def observation_size(num_players: int) -> int:
 #: a call would pay: half the cost of a flip)
 _rules_step = njit(inline="always")(mk.step.py_func)
 
-_M1 = np.int64(0x55555555)
-_M2 = np.int64(0x33333333)
-_M4 = np.int64(0x0F0F0F0F)
-_H01 = np.int64(0x01010101)
-
-
-@njit(inline="always", cache=True)
-def _popcount32(x: int) -> int:
-    """Set bits of a 32-bit ``x`` (SWAR)."""
-    x = x - ((x >> 1) & _M1)
-    x = (x & _M2) + ((x >> 2) & _M2)
-    x = (x + (x >> 4)) & _M4
-    return ((x * _H01) & 0xFFFFFFFF) >> 24
-
-
-@njit(inline="always", cache=True)
-def _select_bit(x: int, j: int) -> int:
-    """Position of the ``j``-th (0-based) set bit of a 32-bit ``x``, without branches (a
-    loop over the bits mispredicted its exit once per game: a third of a random flip)."""
-    pos = 0
-    for w in (16, 8, 4, 2, 1):
-        c = _popcount32(x & ((1 << w) - 1))
-        go = np.int64(j >= c)
-        j -= c * go
-        x >>= w * go
-        pos += w * go
-    return pos
-
-
 # =====================================================================================
 # one game: row i of the matrices
 # =====================================================================================
@@ -179,20 +143,14 @@ def new_game(
 ) -> None:
     """Start the game with seed ``game_seed`` in slot ``i``.
 
-    Deal = ``default_rng(game_seed).permutation(DECK)`` (``MemTab.new_game``); the deal
-    borrows the auxiliary slot, which is then seeded with its own child stream.
+    Deal = ``default_rng(game_seed).permutation(DECK)`` (``MemTab.new_game``).
     """
-    rg[i, R_GAME_SEED] = game_seed
-    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 0, 0, 0)
     for k in range(K):  # DECK: every kind twice, in kind order
         st[i, LAYOUT + 2 * k] = k
         st[i, LAYOUT + 2 * k + 1] = k
-    shuffle_row(rg, i, R_AUX, st, i, LAYOUT, P)
-    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 1, AUX_KEY, 0)
+    deal(st, rg, i, game_seed, LAYOUT, P)
     clear_game(st, i, n, first, p_forget)
-    if p_forget is not None:
-        for o in range(n):
-            seed_pcg64(rg, i, R_MEM + PCG_WORDS_64 * o, game_seed, 2, MEMORY_KEY, o)
+    seed_memories(rg, i, game_seed, n, p_forget)
 
 
 @njit(cache=True)
@@ -330,7 +288,7 @@ def random_action(st: np.ndarray, rg: np.ndarray, i: int, o: int) -> int:
     down = 0  # bit p: position p is face down
     for p in range(P):
         down |= np.int64(st[i, STATUS + p] == DOWN) << p
-    return _select_bit(down, integers_small(rg, i, o, _popcount32(down)))
+    return select_bit(down, integers_small(rg, i, o, popcount(down)))
 
 
 @njit(cache=True)
@@ -498,15 +456,8 @@ def row_mask(st: np.ndarray, tm: np.ndarray, i: int, masks: np.ndarray, G: tuple
         masks[i, p] = live & (st[i, STATUS + p] == DOWN)
 
 
-@njit(cache=True, inline="always")
-def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(st[i, CLOCK])
-
-
-@njit(cache=True, inline="always")
-def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    """Turns started (``MemTabState.turn``)."""
-    return np.int64(st[i, TURN])
+# turns: turns started (``MemTabState.turn``)
+row_flips, row_turns = counter_row_kernels(("st", CLOCK), ("st", TURN))
 
 
 

@@ -153,7 +153,6 @@ class MemTab(Game):
 
     name: ClassVar[str] = "memtab"
     default_options: ClassVar[dict[str, Any]] = {"num_players": 2, "first_player": 0}
-    MIN_PLAYERS: ClassVar[int] = 1
     MAX_PLAYERS: ClassVar[int] = 6
 
     #: the rules kernel's compiled entry (``rules_kernels.direct``), set by the first
@@ -163,12 +162,7 @@ class MemTab(Game):
     def __init__(self, num_players: int = 2, first_player: int = 0) -> None:
         if MemTab._step is None:
             MemTab._step = K.direct("step")
-        self.num_players = check_int_option(
-            "num_players", num_players, self.MIN_PLAYERS, self.MAX_PLAYERS
-        )
-        self.first_player = check_int_option(
-            "first_player", first_player, 0, self.num_players - 1
-        )
+        self._set_seats(num_players, first_player)
         self.info = GameInfo(
             name=self.name,
             num_actions=NUM_POSITIONS,
@@ -196,12 +190,6 @@ class MemTab(Game):
         if data[K.OVER]:
             return np.zeros(NUM_POSITIONS, dtype=bool)
         return data[K.STATUS : K.OWNER] == DOWN
-
-    def is_over(self, state: MemTabState) -> bool:
-        return state.over
-
-    def current_player(self, state: MemTabState) -> int:
-        return state.current
 
     def dealt_kinds(self, state: MemTabState) -> np.ndarray:
         return state.layout

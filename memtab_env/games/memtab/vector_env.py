@@ -45,48 +45,21 @@ turn again or the game is over.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from memtab_env.games.memtab.batched import BatchedMemTab
 from memtab_env.games.memtab.rules import NUM_POSITIONS
 from memtab_env.vector.vector_env_base import BatchedVectorView
 
 
 class MemTabVectorEnv(BatchedVectorView):
-    """B single-agent MemTab games stepped together; see the module docstring.
-
-    Args:
-        num_envs: B.
-        game: must be ``"memtab"`` (the registration passes it).
-        opponents: ``"random"``, ``"greedy"``, or one of those per other seat in seat order
-            after the learner.
-        learner_seat: the learner's seat, or ``"random"`` (drawn per episode).
-        memory: memory model of the learner's observation (``"perfect"``, ``"none"``,
-            ``"decay:p"``, ``"window:k"``).
-        reward: ``"win"``, ``"score"`` or ``"turns"``.
-        obs_mode: ``"flat"`` (the only mode of the vector env).
-        illegal_action: ``"penalty"`` or ``"raise"``.
-        illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
-        max_episode_steps: learner steps before truncation (``None``: never; by default
-            the registration's, 250).
-        copy: return fresh observation arrays each step (default, as Gymnasium's vector
-            envs); ``False`` returns a buffer that the next step overwrites.
-        parallel: threads that step the games: ``None`` (every core from 2048 games on),
-            ``True``, ``False`` or a number (as :class:`BatchedMemTab`).
-        render_mode: must be ``None`` (render a game with :meth:`get_state` and
-            :mod:`memtab_env.games.memtab.render`).
-        **game_options: ``num_players`` (1..6), ``first_player``.
+    """B single-agent MemTab games stepped together; see the module docstring. Arguments
+    as :class:`~memtab_env.vector.vector_env_base.BatchedVectorView` (the registration's
+    ``max_episode_steps`` is 250), with the game options ``num_players`` (1..6) and
+    ``first_player``.
     """
 
     game_name = "memtab"
     game_options = ("first_player", "num_players")
-    render_hint = "memtab_env.games.memtab.render"
-
-    def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
-                     game_options: dict[str, Any]) -> BatchedMemTab:
-        return BatchedMemTab(num_envs, memory=memory, reward=reward, parallel=parallel, **game_options)
 
     @property
     def num_positions(self) -> int:

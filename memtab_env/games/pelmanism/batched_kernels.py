@@ -79,26 +79,19 @@ from memtab_env.vector import batch_kernels as _batch_module
 from memtab_env.vector import memory_kernels as _memory_module
 from memtab_env.vector import rng as _rng_module
 from memtab_env.vector.batch_kernels import (
-    AUX_KEY,
-    MEMORY_KEY,
-    R_AUX,
-    R_GAME_SEED,
     R_GAMES,
     R_MEM,
     R_SEEDS,
+    deal,
+    popcount,
+    seed_memories,
     seed_slot,
+    select_bit,
 )
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
 from memtab_env.vector.numba_cache import invalidate_stale_cache
-from memtab_env.vector.rng import (
-    PCG_WORDS_64,
-    integers_small,
-    next_seed,
-    seed_pcg64,
-    seed_pcg64_buffered,
-    shuffle_row,
-)
-from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops
+from memtab_env.vector.rng import integers_small, next_seed
+from memtab_env.vector.row_loops import column_row_kernels, compile_row_loops, counter_row_kernels
 
 MAX_PLAYERS = rk.MAX_PLAYERS
 # -- state matrix (int8) columns beyond the rules' ------------------------------------
@@ -193,21 +186,15 @@ def new_game(
     """Start the game with seed ``game_seed`` in slot ``i``.
 
     Deal = ``default_rng(game_seed).permutation(deck.cards)`` (``Pelmanism.new_game``):
-    the deck's cards in id order, shuffled by NumPy's Fisher-Yates; the deal borrows the
-    auxiliary slot, which is then seeded with its own child stream.
+    the deck's cards in id order, shuffled.
     """
     P = cards.shape[0]
-    rg[i, R_GAME_SEED] = game_seed
-    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 0, 0, 0)
     for p in range(P):
         st[i, HEAD + p] = cards[p]
-    shuffle_row(rg, i, R_AUX, st, i, HEAD, P)
+    deal(st, rg, i, game_seed, HEAD, P)
     set_kinds(st, i, card_kind, P)
-    seed_pcg64_buffered(rg, i, R_AUX, game_seed, 1, AUX_KEY, 0)
     clear_game(st, tm, i, P, n, first, p_forget)
-    if p_forget is not None:
-        for o in range(n):
-            seed_pcg64(rg, i, R_MEM + PCG_WORDS_64 * o, game_seed, 2, MEMORY_KEY, o)
+    seed_memories(rg, i, game_seed, n, p_forget)
 
 
 @njit(cache=True)
@@ -333,35 +320,6 @@ def encode_row(
         out[i, turn + rel] = 1
 
 
-_M1 = np.int64(0x5555555555555555)
-_M2 = np.int64(0x3333333333333333)
-_M4 = np.int64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.int64(0x0101010101010101)
-
-
-@njit(inline="always", cache=True)
-def _popcount(x: int) -> int:
-    """Set bits of a non-negative 63-bit ``x`` (SWAR)."""
-    x = x - ((x >> 1) & _M1)
-    x = (x & _M2) + ((x >> 2) & _M2)
-    x = (x + (x >> 4)) & _M4
-    return (x * _H01) >> 56
-
-
-@njit(inline="always", cache=True)
-def _select_bit(x: int, j: int) -> int:
-    """Position of the ``j``-th (0-based) set bit of a non-negative 63-bit ``x``, without
-    branches (as :func:`memtab_env.games.memtab.batched_kernels._select_bit`, on 64-bit words)."""
-    pos = 0
-    for w in (32, 16, 8, 4, 2, 1):
-        c = _popcount(x & ((np.int64(1) << w) - 1))
-        go = np.int64(j >= c)
-        j -= c * go
-        x >>= w * go
-        pos += w * go
-    return pos
-
-
 @njit(inline="always", cache=True)
 def random_action(st: np.ndarray, rg: np.ndarray, i: int, P: int, o: int) -> int:
     """Uniform legal flip from the stream at column ``o``: the ``integers(count)``-th
@@ -371,13 +329,13 @@ def random_action(st: np.ndarray, rg: np.ndarray, i: int, P: int, o: int) -> int
     down = np.int64(0)  # bit p: position p is face down
     for p in range(P):
         down |= np.int64(st[i, scol + p] == DOWN) << p
-    return _select_bit(down, integers_small(rg, i, o, _popcount(down)))
+    return select_bit(down, integers_small(rg, i, o, popcount(down)))
 
 
 @njit(inline="always", cache=True)
 def _lowest_bit(x: int) -> int:
     """Position of the lowest set bit of a non-zero non-negative ``x``."""
-    return _popcount((x & -x) - 1)
+    return popcount((x & -x) - 1)
 
 
 @njit(cache=True)
@@ -548,15 +506,8 @@ def row_encode(st: np.ndarray, tm: np.ndarray, i: int, observer: int, out: np.nd
 row_mask = rk.legal
 
 
-@njit(cache=True, inline="always")
-def row_flips(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    return np.int64(tm[i, CLOCK])
-
-
-@njit(cache=True, inline="always")
-def row_turns(st: np.ndarray, tm: np.ndarray, i: int) -> int:
-    """Turns completed, extra turns included (``PelmanismState.turns``)."""
-    return np.int64(tm[i, TURNS])
+# turns: turns completed, extra turns included (``PelmanismState.turns``)
+row_flips, row_turns = counter_row_kernels(("tm", CLOCK), ("tm", TURNS))
 
 
 # the kernels compile in the rules kernels, rng.py, batch_kernels.py and memory_kernels.py

@@ -319,7 +319,6 @@ class Pelmanism(Game):
         "first_player": 0,
         "max_turns": None,
     }
-    MIN_PLAYERS: ClassVar[int] = 1
     MAX_PLAYERS: ClassVar[int] = K.MAX_PLAYERS
 
     #: the rules kernels' compiled entries (``rules_kernels.direct``), set by the first
@@ -337,12 +336,7 @@ class Pelmanism(Game):
         if Pelmanism._flip is None:
             Pelmanism._flip, Pelmanism._legal = K.direct("flip"), K.direct("legal")
         self.deck = parse_deck(deck)
-        self.num_players = check_int_option(
-            "num_players", num_players, self.MIN_PLAYERS, self.MAX_PLAYERS
-        )
-        self.first_player = check_int_option(
-            "first_player", first_player, 0, self.num_players - 1
-        )
+        self._set_seats(num_players, first_player)
         self.num_positions = self.deck.num_cards
         self.num_kinds = self.deck.num_kinds
         self.num_pairs = self.deck.num_pairs
@@ -422,12 +416,6 @@ class Pelmanism(Game):
         out = np.empty((1, self.num_positions), dtype=bool)
         self._legal(state.data, state.counts, 0, out, self.kernel_constants)
         return out[0]
-
-    def is_over(self, state: PelmanismState) -> bool:
-        return state.over
-
-    def current_player(self, state: PelmanismState) -> int:
-        return state.current
 
     def dealt_kinds(self, state: PelmanismState) -> np.ndarray:
         return state.kinds

@@ -44,12 +44,9 @@ turn again or the game has ended.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from memtab_env.errors import InvalidOptionError
-from memtab_env.games.pelmanism.batched import BatchedPelmanism
 from memtab_env.games.pelmanism.rules import PelmanismState
 from memtab_env.vector.vector_env_base import BatchedVectorView
 
@@ -57,39 +54,14 @@ GAME_OPTIONS = ("deck", "first_player", "max_turns", "num_players")
 
 
 class PelmanismVectorEnv(BatchedVectorView):
-    """B single-agent Pelmanism games stepped together; see the module docstring.
-
-    Args:
-        num_envs: B.
-        game: must be ``"pelmanism"`` (the registration passes it).
-        opponents: ``"random"``, ``"greedy"``, or one of those per other seat in seat order
-            after the learner.
-        learner_seat: the learner's seat, or ``"random"`` (drawn per episode).
-        memory: memory model of the learner's observation and of the greedy opponents'
-            observations (``"perfect"``, ``"none"``, ``"decay:p"``, ``"window:k"``).
-        reward: ``"win"``, ``"score"`` or ``"turns"``.
-        obs_mode: ``"flat"`` (the only mode of the vector env).
-        illegal_action: ``"penalty"`` or ``"raise"``.
-        illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
-        max_episode_steps: learner steps before truncation (``None``: never; the game's
-            flip cap still truncates).
-        copy: return fresh observation arrays each step (default, as Gymnasium's vector
-            envs); ``False`` returns a buffer that the next step overwrites.
-        parallel: threads that step the games: ``None`` (every core from 2048 games on),
-            ``True``, ``False`` or a number (as :class:`BatchedPelmanism`).
-        render_mode: must be ``None`` (render a game with :meth:`get_state` and
-            :mod:`memtab_env.games.pelmanism.render`).
-        **game_options: ``deck``, ``num_players`` (1..6), ``first_player``, ``max_turns``.
+    """B single-agent Pelmanism games stepped together; see the module docstring. Arguments
+    as :class:`~memtab_env.vector.vector_env_base.BatchedVectorView` (with
+    ``max_episode_steps=None`` the game's flip cap still truncates), with the game options
+    ``deck``, ``num_players`` (1..6), ``first_player`` and ``max_turns``.
     """
 
     game_name = "pelmanism"
     game_options = GAME_OPTIONS
-    render_hint = "memtab_env.games.pelmanism.render"
-
-    def _make_engine(self, num_envs: int, memory: str, reward: str, parallel: bool | int | None,
-                     game_options: dict[str, Any]) -> BatchedPelmanism:
-        return BatchedPelmanism(num_envs, memory=memory, reward=reward, parallel=parallel,
-                                **game_options)
 
     def _check_learner_gets_a_turn(self) -> None:
         """Refuse a fixed learner seat that no deal ever lets play (the kernels would deal
