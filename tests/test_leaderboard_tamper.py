@@ -157,7 +157,7 @@ IMPOSSIBLE = [
     (("runs", 0, "overall", "games"), 0, "games"),
     (("runs", 0, "normalised_score"), "high", "finite number"),
     (("agent", "runs", 0, "sha256"), "xyz", "hex"),
-    (("agent", "label"), "", "printable"),
+    (("agent", "label"), "", "1 to 100 characters"),
     (("agent", "label"), "a\nb", "printable"),
     (("extra",), 1, "unknown field"),
     (("runs", 0, "opponents", "random", "bonus"), 1, "unknown field"),
