@@ -449,10 +449,16 @@ def test_docs_examples_run() -> None:
     import re
     from pathlib import Path
 
+    import textwrap
+
     text = (Path(__file__).resolve().parents[1] / "docs" / "jax.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) == 5
-    for code in blocks:
+    blocks = re.findall(r"^( *)```python\n(.*?)^ *```", text, re.S | re.M)
+    programs = [code for indent, code in blocks if not indent]
+    fragments = [textwrap.dedent(code) for indent, code in blocks if indent]  # inside a list item
+    assert (len(programs), len(fragments)) == (5, 1)
+    for code in fragments:
+        compile(code, "docs/jax.md", "exec")
+    for code in programs:
         if "memtab_env.jax import gymnax" in code:  # the gymnax extra: tests/test_jax_gymnax.py
             continue
         exec(compile(code, "docs/jax.md", "exec"), {})  # noqa: S102 - our own docs

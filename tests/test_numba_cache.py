@@ -38,7 +38,8 @@ CALL = ("import kernels; r = kernels.kernel(3); s = kernels.kernel.stats; "
 
 
 def _run(folder: Path) -> tuple[int, int, int]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")]),
+               NUMBA_CACHE_DIR=str(folder / "numba-cache"))
     env.pop("NUMBA_DISABLE_JIT", None)
     out = subprocess.run([sys.executable, "-c", CALL], cwd=folder, env=env, capture_output=True,
                          text=True, timeout=300, check=True).stdout.split()
@@ -53,5 +54,6 @@ def test_a_change_in_a_compiled_in_module_drops_the_cached_kernels(tmp_path: Pat
     assert _run(tmp_path) == (7, 1, 0)  # from the cache
     (tmp_path / "dep.py").write_text(DEP.format(factor=10))
     assert _run(tmp_path) == (31, 0, 1)  # the stale kernel was dropped and compiled again
-    stamps = list((tmp_path / "__pycache__").glob("*.deps"))
-    assert [p.name for p in stamps] == ["kernels.deps"]  # beside the module's own cache
+    stamps = list((tmp_path / "numba-cache").rglob("kernels.deps"))
+    assert len(stamps) == 1
+    assert list(stamps[0].parent.glob("kernels.kernel-*.nbi"))  # beside the module's own cache

@@ -132,3 +132,32 @@ def test_without_the_study_config_nothing_is_shown_unaudited(tmp_path):
     _tree(tmp_path, SOLO)
     with pytest.raises(StudyError, match="audited against the study config"):
         audited_study_runs(tmp_path, tmp_path / "none.yaml")
+
+
+def _benchmark_scaled(run):
+    """The committed run's finals rewritten as the benchmark's own scale would store them."""
+    from memtab_env.protocol.tracks import TRACKS
+
+    track = TRACKS[load_study(CONFIG).tracks[run["track"]].scored_on]
+    run["final_scale"] = "benchmark"
+    for i, f in enumerate(run["final"]):
+        rate = 0.2 + 0.1 * i
+        run["final"][i] = {"score": track.normalised(rate), "win_rate": rate, **{
+            k: v for k, v in f.items() if k.startswith("win_rate_")}}
+
+
+@pytest.mark.parametrize(("edit", "reason"), [
+    (None, None),
+    (_set("final", 0, "score", value=lambda s: s + 0.01), r"final\[0\].score: the file says"),
+    (_set("final", 1, "win_rate", value=1.5), r"final\[1\].win_rate: 1.5 is not a rate"),
+    (_set("final_scale", value="leaderboard"), "final_scale must be one of"),
+])
+def test_finals_on_the_benchmark_scale_are_recomputed_from_their_win_rate(tmp_path, study, edit, reason):
+    path = _tree(tmp_path, BENCH)
+    _edit(path, _benchmark_scaled)
+    if edit is None:
+        assert len(_audit(path, study)) == 1
+        return
+    _edit(path, edit)
+    with pytest.raises(StudyError, match=reason):
+        _audit(path, study)

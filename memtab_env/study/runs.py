@@ -11,6 +11,7 @@ from typing import Any
 from memtab_env import untrusted
 from memtab_env.errors import MemTabError
 from memtab_env.study.grid import StudyError, require_field
+from memtab_env.study.tables import final_scale
 
 RUN_FORMAT = "memtab-study-run/1"
 
@@ -87,6 +88,21 @@ def _scorer(run: dict[str, Any], study: Any, results_dir: Path | None, where: st
     return bench, (1.0 - low) / (high - low), names
 
 
+def _benchmark_scorer(run: dict[str, Any], study: Any) -> tuple[Any, float, list[str]]:
+    """The scorer of final scores on the benchmark's own scale
+    (:func:`memtab_env.study.scores.benchmark_score`): the benchmark track's normalised
+    mean win rate over every reference opponent."""
+    from memtab_env.protocol.tracks import TRACKS
+
+    track = TRACKS[study.tracks[run["track"]].scored_on]
+    if track.normalised(1.0) is None:
+        raise StudyError(f"benchmark track {track.id} has no anchors yet (results/set_anchors.py)")
+
+    def bench(f: dict[str, Any]) -> float:
+        return track.normalised(f["win_rate"])
+    return bench, track.normalised(1.0), ["win_rate"]
+
+
 def _check_point(f: Any, score_of: Any, top: float, names: list[str], where: str) -> None:
     if not isinstance(f, dict):
         raise StudyError(f"{where}: expected an object of figures")
@@ -94,7 +110,7 @@ def _check_point(f: Any, score_of: Any, top: float, names: list[str], where: str
         v = f.get(k)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise StudyError(f"{where}.{k}: expected a finite number, got {v!r:.60}")
-        if k.startswith("win_rate_") and not 0.0 <= v <= 1.0:
+        if (k == "win_rate" or k.startswith("win_rate_")) and not 0.0 <= v <= 1.0:
             raise StudyError(f"{where}.{k}: {v!r} is not a rate in [0, 1]")
         if k == "turns" and v < 1.0:
             raise StudyError(f"{where}.{k}: {v!r} turns is impossible (a game takes one turn or more)")
@@ -142,8 +158,10 @@ def audit_run(run: dict[str, Any], path: Path, study: Any, results_dir: Path | N
                       for i in range(study.curve_points)})
     steps = [before] + [before + u * config.num_envs * config.num_steps for u in updates]
     score_of, top, names = _scorer(run, study, results_dir, where)
+    final_of, final_top, final_names = (_benchmark_scorer(run, study) if final_scale(run) == "benchmark"
+                                        else (score_of, top, names))
     for i, f in enumerate(run["final"]):
-        _check_point(f, score_of, top, names, f"{where}: field final[{i}]")
+        _check_point(f, final_of, final_top, final_names, f"{where}: field final[{i}]")
     for i, curve in enumerate(run["curves"]):
         got = [p["timesteps"] for p in curve]
         if got != steps:
