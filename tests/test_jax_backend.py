@@ -447,9 +447,8 @@ def test_auto_reset_builds_each_observation_once_and_the_same() -> None:
 
 def test_docs_examples_run() -> None:
     import re
-    from pathlib import Path
-
     import textwrap
+    from pathlib import Path
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "jax.md").read_text()
     blocks = re.findall(r"^( *)```python\n(.*?)^ *```", text, re.S | re.M)

@@ -100,7 +100,8 @@ def test_whole_sequence_replay_equals_step_by_step_play(model: str, encoder: str
     hs_other, logits_other, _ = policy(other, obs, starts, masks)
     np.testing.assert_allclose(np.asarray(logits_other)[3:], np.asarray(logits)[3:], rtol=1e-4, atol=1e-5)
     time_axis = 1 if encoder == "set" else 0
-    moved = [np.abs(np.take(np.asarray(x, np.complex64) - np.asarray(y, np.complex64), range(3), time_axis)).max()
+    moved = [np.abs(np.take(np.asarray(x, np.complex64) - np.asarray(y, np.complex64), range(3),
+                            time_axis)).max()
              for x, y in zip(jax.tree.leaves(hs_other), jax.tree.leaves(hs), strict=True)
              if jnp.issubdtype(x.dtype, jnp.inexact)]
     if model != "MLP":
