@@ -6,6 +6,8 @@ changes, so a caught error leaves the game exactly as it was.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class MemTabError(Exception):
     """Base class of every error raised by memtab-env."""
@@ -73,6 +75,16 @@ def check_finite(name: str, value: object) -> float:
     if isinstance(value, (bool, str)) or not math.isfinite(out):
         raise InvalidOptionError(f"{name} must be a finite number, got {value!r:.60}")
     return out
+
+
+def reject_unknown_fields(data: Iterable[str], fields: Iterable[str], error: type[MemTabError],
+                          what: str) -> None:
+    """Raise ``error`` if the mapping ``data`` has keys outside ``fields``: the message is
+    ``"{what} field(s) [sorted unknown keys]; fields: [sorted fields]"``."""
+    allowed = set(fields)
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise error(f"{what} field(s) {unknown}; fields: {sorted(allowed)}")
 
 
 class RecordError(MemTabError, ValueError):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memtab_env import untrusted
-from memtab_env.errors import MemTabError
+from memtab_env.errors import MemTabError, reject_unknown_fields
 
 SCORES = ("solo-turns", "benchmark")
 #: largest study or run file read
@@ -158,10 +158,7 @@ def study_from_dict(data: Any, where: str = "study") -> Study:
     """A :class:`Study` from parsed YAML, every field checked (clear errors)."""
     if not isinstance(data, dict):
         raise StudyError(f"{where}: expected a mapping")
-    known = {f.name for f in dataclasses.fields(Study)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise StudyError(f"{where}: unknown field(s) {unknown}; fields: {sorted(known)}")
+    reject_unknown_fields(data, (f.name for f in dataclasses.fields(Study)), StudyError, f"{where}: unknown")
     seeds = require_field(data, "seeds", list, where)
     if not seeds or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in seeds) \
             or len(set(seeds)) != len(seeds):

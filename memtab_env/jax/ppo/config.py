@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from memtab_env.errors import InvalidOptionError
+from memtab_env.errors import InvalidOptionError, reject_unknown_fields
 
 ENCODERS = ("set", "kinds", "flat")
 #: the largest value of every size field: a config (a checkpoint's included) beyond them is
@@ -195,9 +195,7 @@ class PPOConfig:
     def from_json(cls, data: Any) -> PPOConfig:
         if not isinstance(data, dict):
             raise InvalidOptionError(f"a PPO config is a JSON object, got {type(data).__name__}")
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise InvalidOptionError(f"unknown PPO config field(s) {unknown}; fields: {sorted(names)}")
+        reject_unknown_fields(data, (f.name for f in dataclasses.fields(cls)), InvalidOptionError,
+                              "unknown PPO config")
         return cls(**data).check()
 
