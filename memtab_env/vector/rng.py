@@ -169,12 +169,19 @@ def shuffle_row(r: np.ndarray, i: int, o: int, x: np.ndarray, row: int, start: i
 
 
 @njit(cache=True)
+def _hash32(value: np.uint64, h: np.uint64, mult: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """SeedSequence's 32-bit hash step: the hashed ``value`` and the next hash constant
+    (``h * mult``); ``hashmix`` uses ``_MULT_A``, ``generate_state`` ``_MULT_B``."""
+    value = (value ^ h) & _M32
+    h = (h * mult) & _M32
+    value = (value * h) & _M32
+    return value ^ (value >> _U16), h
+
+
+@njit(cache=True)
 def _hashmix(value: np.uint64, hc: np.uint64) -> tuple[np.uint64, np.uint64]:
     """SeedSequence's ``hashmix``: returns the hashed value and the next hash constant."""
-    value = (value ^ hc) & _M32
-    hc = (hc * _MULT_A) & _M32
-    value = (value * hc) & _M32
-    return value ^ (value >> _U16), hc
+    return _hash32(value, hc, _MULT_A)
 
 
 @njit(cache=True)
@@ -184,28 +191,37 @@ def _mix(x: np.uint64, y: np.uint64) -> np.uint64:
 
 
 @njit(cache=True)
+def _mix_into(
+    src: np.uint64, a: np.uint64, b: np.uint64, c: np.uint64, hc: np.uint64
+) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """Mix the word ``src`` into ``a``, ``b`` and ``c`` in that order (one hash each)."""
+    h, hc = _hashmix(src, hc)
+    a = _mix(a, h)
+    h, hc = _hashmix(src, hc)
+    b = _mix(b, h)
+    h, hc = _hashmix(src, hc)
+    c = _mix(c, h)
+    return a, b, c, hc
+
+
+@njit(cache=True)
 def _mix_word(
     p0: np.uint64, p1: np.uint64, p2: np.uint64, p3: np.uint64, word: np.uint64, hc: np.uint64
 ) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
     """Mix one entropy word beyond the pool size into every pool word."""
     h, hc = _hashmix(word, hc)
     p0 = _mix(p0, h)
-    h, hc = _hashmix(word, hc)
-    p1 = _mix(p1, h)
-    h, hc = _hashmix(word, hc)
-    p2 = _mix(p2, h)
-    h, hc = _hashmix(word, hc)
-    p3 = _mix(p3, h)
+    p1, p2, p3, hc = _mix_into(word, p1, p2, p3, hc)
     return p0, p1, p2, p3, hc
 
 
 @njit(cache=True)
-def _out_word(pool_word: np.uint64, hb: np.uint64) -> tuple[np.uint64, np.uint64]:
-    """One 32-bit word of ``generate_state`` and the next hash constant."""
-    data = (pool_word ^ hb) & _M32
-    hb = (hb * _MULT_B) & _M32
-    data = (data * hb) & _M32
-    return data ^ (data >> _U16), hb
+def _out_pair(lo_word: np.uint64, hi_word: np.uint64, hb: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """Two 32-bit words of ``generate_state``, paired little-endian into one 64-bit word,
+    and the next hash constant."""
+    lo, hb = _hash32(lo_word, hb, _MULT_B)
+    hi, hb = _hash32(hi_word, hb, _MULT_B)
+    return lo | (hi << _U32), hb
 
 
 @njit(cache=True)
@@ -227,30 +243,10 @@ def seed_pcg64(
     p2, hc = _hashmix(_U0, hc)
     p3, hc = _hashmix(_U0, hc)
     # every pool word into every other one, source-major (SeedSequence.mix_entropy)
-    h, hc = _hashmix(p0, hc)
-    p1 = _mix(p1, h)
-    h, hc = _hashmix(p0, hc)
-    p2 = _mix(p2, h)
-    h, hc = _hashmix(p0, hc)
-    p3 = _mix(p3, h)
-    h, hc = _hashmix(p1, hc)
-    p0 = _mix(p0, h)
-    h, hc = _hashmix(p1, hc)
-    p2 = _mix(p2, h)
-    h, hc = _hashmix(p1, hc)
-    p3 = _mix(p3, h)
-    h, hc = _hashmix(p2, hc)
-    p0 = _mix(p0, h)
-    h, hc = _hashmix(p2, hc)
-    p1 = _mix(p1, h)
-    h, hc = _hashmix(p2, hc)
-    p3 = _mix(p3, h)
-    h, hc = _hashmix(p3, hc)
-    p0 = _mix(p0, h)
-    h, hc = _hashmix(p3, hc)
-    p1 = _mix(p1, h)
-    h, hc = _hashmix(p3, hc)
-    p2 = _mix(p2, h)
+    p1, p2, p3, hc = _mix_into(p0, p1, p2, p3, hc)
+    p0, p2, p3, hc = _mix_into(p1, p0, p2, p3, hc)
+    p0, p1, p3, hc = _mix_into(p2, p0, p1, p3, hc)
+    p0, p1, p2, hc = _mix_into(p3, p0, p1, p2, hc)
     if key_len >= 1:
         p0, p1, p2, p3, hc = _mix_word(p0, p1, p2, p3, np.uint64(k0), hc)
     if key_len >= 2:
@@ -258,18 +254,10 @@ def seed_pcg64(
     # generate_state(4, uint64): 8 words of 32 bits cycling over the pool, paired
     # little-endian into 64-bit words w0..w3
     hb = _INIT_B
-    lo, hb = _out_word(p0, hb)
-    hi, hb = _out_word(p1, hb)
-    w0 = lo | (hi << _U32)
-    lo, hb = _out_word(p2, hb)
-    hi, hb = _out_word(p3, hb)
-    w1 = lo | (hi << _U32)
-    lo, hb = _out_word(p0, hb)
-    hi, hb = _out_word(p1, hb)
-    w2 = lo | (hi << _U32)
-    lo, hb = _out_word(p2, hb)
-    hi, hb = _out_word(p3, hb)
-    w3 = lo | (hi << _U32)
+    w0, hb = _out_pair(p0, p1, hb)
+    w1, hb = _out_pair(p2, p3, hb)
+    w2, hb = _out_pair(p0, p1, hb)
+    w3, hb = _out_pair(p2, p3, hb)
     # pcg64_set_seed: initstate = (w0, w1), initseq = (w2, w3) as (high, low);
     # srandom: state = 0, inc = initseq << 1 | 1, step, state += initstate, step
     r[i, o + 2] = (w2 << _U1) | (w3 >> _U63)
