@@ -118,6 +118,20 @@ def seed_memories(rg: np.ndarray, i: int, game_seed: np.uint64, n: int, p_forget
             seed_pcg64(rg, i, R_MEM + PCG_WORDS_64 * o, game_seed, 2, MEMORY_KEY, o)
 
 
+@njit(cache=True, nogil=True)
+def top_score_bits(st: np.ndarray, i: int, col: int, n: int) -> int:
+    """The bits ``1 << (1 + seat)`` of every seat whose score ``st[i, col + seat]`` is the
+    highest of the ``n`` seats (a shared top is a shared win; bit 0 is never set)."""
+    best = np.int64(st[i, col])
+    for j in range(1, n):
+        best = max(best, np.int64(st[i, col + j]))
+    bits = 0
+    for j in range(n):
+        if st[i, col + j] == best:
+            bits |= 1 << (1 + j)
+    return bits
+
+
 @njit(cache=True)
 def win_reward(bits: int, seat: int, n: int) -> float:
     """Terminal reward of ``seat`` under the ``win`` scheme (``rewards.win_rewards``):

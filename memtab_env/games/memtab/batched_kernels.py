@@ -52,6 +52,7 @@ from memtab_env.vector.batch_kernels import (
     seed_memories,
     seed_slot,
     select_bit,
+    top_score_bits,
 )
 from memtab_env.vector.memory_kernels import MEM_DECAY, MEM_PERFECT, remember_reveal, threshold
 from memtab_env.vector.numba_cache import invalidate_stale_cache
@@ -225,14 +226,7 @@ def result_bits(st: np.ndarray, i: int, n: int) -> int:
     (``MemTab.winners``: the instant winner, else every top scorer)."""
     if st[i, IWIN] != 0:
         return 1 | (1 << (1 + np.int64(st[i, WINNER])))
-    best = np.int64(st[i, BASE])
-    for j in range(1, n):
-        best = max(best, np.int64(st[i, BASE + j]))
-    bits = 0
-    for j in range(n):
-        if st[i, BASE + j] == best:
-            bits |= 1 << (1 + j)
-    return bits
+    return top_score_bits(st, i, BASE, n)
 
 
 @njit(cache=True)

@@ -48,7 +48,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from memtab_env.vector.numba_cache import compiled_entry
+from memtab_env.vector import batch_kernels as _batch_module
+from memtab_env.vector.batch_kernels import top_score_bits
+from memtab_env.vector.numba_cache import compiled_entry, invalidate_stale_cache
 
 MAX_PLAYERS = 6
 CURRENT = 0
@@ -171,11 +173,8 @@ def legal(s: np.ndarray, t: np.ndarray, i: int, out: np.ndarray, R: tuple) -> No
 def winner_bits(s: np.ndarray, i: int, num_players: int) -> int:
     """The winners as the bits ``1 << (1 + seat)``: every seat with the most pairs (solo:
     seat 0). Bit 0 (an instant win in MemTab) is never set."""
-    best = np.int64(s[i, PAIRS])
-    for j in range(1, num_players):
-        best = max(best, np.int64(s[i, PAIRS + j]))
-    bits = 0
-    for j in range(num_players):
-        if s[i, PAIRS + j] == best:
-            bits |= 1 << (1 + j)
-    return bits
+    return top_score_bits(s, i, PAIRS, num_players)
+
+
+# winner_bits compiles in batch_kernels.py
+invalidate_stale_cache(globals(), [_batch_module], "pelmanism_rules_kernels.deps")
