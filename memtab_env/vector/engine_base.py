@@ -163,6 +163,17 @@ def resolve_threads(parallel: bool | int | None, count: int) -> int:
     )
 
 
+def column_view(matrix: str, col: int, doc: str) -> property:
+    """A read-only property of a batched engine: column ``col`` of its matrix attribute
+    ``matrix`` (``"state"``, ``"times"`` or ``"rng"``), a (B,) view."""
+    return property(lambda self: getattr(self, matrix)[:, col], doc=doc)
+
+
+def block_view(matrix: str, start: int, width: int, doc: str) -> property:
+    """As :func:`column_view`, the ``width`` columns from ``start``: a (B, width) view."""
+    return property(lambda self: getattr(self, matrix)[:, start : start + width], doc=doc)
+
+
 class BatchedGames:
     """A game's batched engine: B games in lockstep, one action per game per :meth:`step`
     (the action of the seat on turn in that game), with auto-reset.
@@ -378,15 +389,12 @@ class BatchedGames:
                  self._scratch, consts)
         return out
 
-    @property
-    def game_seed(self) -> np.ndarray:
-        """(B,) uint64: the game seed of the game in each slot (replays it in the AEC env)."""
-        return self.rng[:, R_GAME_SEED]
-
-    @property
-    def games_started(self) -> np.ndarray:
-        """(B,) games started in each slot since its last explicit reset (1 = the first)."""
-        return self.rng[:, R_GAMES]
+    game_seed = column_view(
+        "rng", R_GAME_SEED, "(B,) uint64: the game seed of the game in each slot (replays it in the AEC env)."
+    )
+    games_started = column_view(
+        "rng", R_GAMES, "(B,) games started in each slot since its last explicit reset (1 = the first)."
+    )
 
     @property
     def flips(self) -> np.ndarray:

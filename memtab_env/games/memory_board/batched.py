@@ -18,7 +18,7 @@ from memtab_env.games.memory_board import batched_kernels as bk
 from memtab_env.games.memory_board import rules_kernels as rk
 from memtab_env.games.memory_board.observation import MemoryBoardEncoder
 from memtab_env.games.memory_board.rules import MemoryBoard, MemoryBoardState
-from memtab_env.vector.engine_base import BatchedGames
+from memtab_env.vector.engine_base import BatchedGames, column_view
 
 
 class BatchedMemoryBoard(BatchedGames):
@@ -67,10 +67,8 @@ class BatchedMemoryBoard(BatchedGames):
             self.game.max_turns, self._max_len, self._mem, self._window,
         ), (self._supply0,)  # fmt: skip
 
-    @property
-    def flips(self) -> np.ndarray:
-        """(B,) flips made in each game so far (returns and passes are not flips)."""
-        return self.times[:, bk.CLOCK]
+    flips = column_view("times", bk.CLOCK,
+                        "(B,) flips made in each game so far (returns and passes are not flips).")
 
     def get_state(self, i: int) -> MemoryBoardState:
         """Game ``i`` as a :class:`~memtab_env.games.memory_board.rules.MemoryBoardState` (a

@@ -38,7 +38,7 @@ import numpy as np
 from memtab_env.games.memtab import batched_kernels as kn
 from memtab_env.games.memtab.observation import MemTabEncoder
 from memtab_env.games.memtab.rules import NUM_POSITIONS, MemTab, MemTabState, parse_layout
-from memtab_env.vector.engine_base import BatchedGames
+from memtab_env.vector.engine_base import BatchedGames, block_view, column_view
 
 
 class BatchedMemTab(BatchedGames):
@@ -98,37 +98,17 @@ class BatchedMemTab(BatchedGames):
         kn.set_layouts(self.state, indices, layouts)
 
     # -- views of the state matrix ----------------------------------------------------
-    @property
-    def layout(self) -> np.ndarray:
-        return self.state[:, kn.LAYOUT : kn.LAYOUT + NUM_POSITIONS]
-
-    @property
-    def status(self) -> np.ndarray:
-        return self.state[:, kn.STATUS : kn.STATUS + NUM_POSITIONS]
-
-    @property
-    def owner(self) -> np.ndarray:
-        return self.state[:, kn.OWNER : kn.OWNER + NUM_POSITIONS]
-
-    @property
-    def turn_flips(self) -> np.ndarray:
-        return self.state[:, kn.TFLIPS : kn.TFLIPS + 3]
-
-    @property
-    def current(self) -> np.ndarray:
-        return self.state[:, kn.CURRENT]
-
-    @property
-    def flip(self) -> np.ndarray:
-        return self.state[:, kn.FLIP]
-
-    @property
-    def pairs(self) -> np.ndarray:
-        return self.state[:, kn.PAIRS]
-
-    @property
-    def turn(self) -> np.ndarray:
-        return self.state[:, kn.TURN]
+    layout = block_view("state", kn.LAYOUT, NUM_POSITIONS, "(B, 28) kind dealt at each position.")
+    status = block_view("state", kn.STATUS, NUM_POSITIONS, "(B, 28) 0 DOWN, 1 UP, 2 GONE, 3 TABLEAU.")
+    owner = block_view("state", kn.OWNER, NUM_POSITIONS,
+                       "(B, 28) seat whose tableau holds the card, -1 otherwise.")
+    turn_flips = block_view("state", kn.TFLIPS, 3, "(B, 3) positions flipped so far this turn, -1.")
+    current = column_view("state", kn.CURRENT, "(B,) seat on turn.")
+    flip = column_view("state", kn.FLIP, "(B,) index of the next flip within the turn (0, 1, 2).")
+    pairs = column_view("state", kn.PAIRS, "(B,) pairs removed so far this turn.")
+    turn = column_view("state", kn.TURN, "(B,) turns started, 1-based.")
+    winner = column_view("state", kn.WINNER, "(B,) the instant winner, -1 otherwise.")
+    flips = column_view("state", kn.CLOCK, "(B,) flips made in each game so far.")
 
     @property
     def over(self) -> np.ndarray:
@@ -139,17 +119,8 @@ class BatchedMemTab(BatchedGames):
         return self.state[:, kn.IWIN].astype(bool)
 
     @property
-    def winner(self) -> np.ndarray:
-        return self.state[:, kn.WINNER]
-
-    @property
     def scores(self) -> np.ndarray:
         return self.state[:, kn.BASE : kn.BASE + self.num_players]
-
-    @property
-    def flips(self) -> np.ndarray:
-        """(B,) flips made in each game so far."""
-        return self.state[:, kn.CLOCK]
 
     @property
     def final_instant_win(self) -> np.ndarray:

@@ -69,7 +69,7 @@ from memtab_env.games.pelmanism import batched_kernels as pk
 from memtab_env.games.pelmanism import rules_kernels as rk
 from memtab_env.games.pelmanism.observation import PelmanismEncoder
 from memtab_env.games.pelmanism.rules import Pelmanism, PelmanismState
-from memtab_env.vector.engine_base import BatchedGames
+from memtab_env.vector.engine_base import BatchedGames, block_view, column_view
 
 
 class BatchedPelmanism(BatchedGames):
@@ -170,21 +170,10 @@ class BatchedPelmanism(BatchedGames):
         """(B, P) -1, or the seat that took the card."""
         return self._block(pk.owner_col(self.num_positions))
 
-    @property
-    def current(self) -> np.ndarray:
-        return self.state[:, pk.CURRENT]
-
-    @property
-    def flip(self) -> np.ndarray:
-        return self.state[:, pk.FLIP]
-
-    @property
-    def first(self) -> np.ndarray:
-        return self.state[:, pk.FIRST]
-
-    @property
-    def last(self) -> np.ndarray:
-        return self.state[:, rk.LAST : rk.LAST + 2]
+    current = column_view("state", pk.CURRENT, "(B,) seat on turn.")
+    flip = column_view("state", pk.FLIP, "(B,) 0 or 1: the next flip within the turn.")
+    first = column_view("state", pk.FIRST, "(B,) position flipped first this turn, -1 before it.")
+    last = block_view("state", rk.LAST, 2, "(B, 2) the two positions flipped in the previous turn, -1.")
 
     @property
     def over(self) -> np.ndarray:
@@ -208,15 +197,8 @@ class BatchedPelmanism(BatchedGames):
 
     scores = pairs
 
-    @property
-    def turns(self) -> np.ndarray:
-        """(B,) turns completed, extra turns included (the solo measure)."""
-        return self.times[:, pk.TURNS]
-
-    @property
-    def flips(self) -> np.ndarray:
-        """(B,) flips made in each game so far."""
-        return self.times[:, pk.CLOCK]
+    turns = column_view("times", pk.TURNS, "(B,) turns completed, extra turns included (the solo measure).")
+    flips = column_view("times", pk.CLOCK, "(B,) flips made in each game so far.")
 
     # -- queries ------------------------------------------------------------------------
     def remembered(self, observer: int | Sequence[int] | np.ndarray | None = None) -> np.ndarray:
