@@ -69,25 +69,15 @@ class MemTabState:
     def __init__(self, layout: np.ndarray, first_player: int) -> None:
         self.data = K.new_state(layout, first_player)
 
-    @property
-    def layout(self) -> np.ndarray:
-        """Kind dealt at each position (int8[28], never changes)."""
-        return self.data[K.LAYOUT : K.STATUS]
-
-    @property
-    def status(self) -> np.ndarray:
-        """int8[28]: 0 DOWN, 1 UP, 2 GONE, 3 TABLEAU."""
-        return self.data[K.STATUS : K.OWNER]
-
-    @property
-    def owner(self) -> np.ndarray:
-        """int8[28]: seat whose tableau holds the card, -1 otherwise."""
-        return self.data[K.OWNER : K.TURN_FLIPS]
-
-    @property
-    def turn_flips(self) -> np.ndarray:
-        """int8[3]: positions flipped so far this turn, -1 for not yet."""
-        return self.data[K.TURN_FLIPS : K.CURRENT]
+    # read-only views into ``data`` (their entries can be written)
+    layout = property(lambda self: self.data[K.LAYOUT : K.STATUS],
+                      doc="Kind dealt at each position (int8[28], never changes).")
+    status = property(lambda self: self.data[K.STATUS : K.OWNER],
+                      doc="int8[28]: 0 DOWN, 1 UP, 2 GONE, 3 TABLEAU.")
+    owner = property(lambda self: self.data[K.OWNER : K.TURN_FLIPS],
+                     doc="int8[28]: seat whose tableau holds the card, -1 otherwise.")
+    turn_flips = property(lambda self: self.data[K.TURN_FLIPS : K.CURRENT],
+                          doc="int8[3]: positions flipped so far this turn, -1 for not yet.")
 
     current = row_int_field(K.CURRENT, "seat on turn")
     flip = row_int_field(K.FLIP, "index of the next flip within the turn (0, 1, 2)")
