@@ -19,6 +19,7 @@ The env layer (:mod:`memtab_env.aec`) is written once against this contract.
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -236,6 +237,20 @@ def check_int_option(name: str, value: Any, low: int, high: int) -> int:
     if not low <= int(value) <= high:
         raise InvalidOptionError(f"{name} must be in [{low}, {high}], got {value}")
     return int(value)
+
+
+def layout_ids(items: Sequence[Any], codes: Sequence[str], what: str) -> np.ndarray:
+    """The ids (int8) of a layout's ``items``, each a code of ``codes`` (its index) or an id
+    in ``[0, len(codes))``; an unknown code fails as ``layout[i] = 'X' is not {what}``."""
+    ids = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            if item not in codes:
+                raise InvalidOptionError(f"layout[{i}] = {item!r} is not {what}; cards are {list(codes)}")
+            ids.append(codes.index(item))
+        else:
+            ids.append(check_int_option(f"layout[{i}]", item, 0, len(codes) - 1))
+    return np.array(ids, dtype=np.int8)
 
 
 def check_action(action: Any, num_actions: int) -> int:

@@ -109,6 +109,7 @@ from memtab_env.games.base import (
     Transition,
     check_action,
     check_int_option,
+    layout_ids,
     row_array_field,
     row_bool_field,
     row_int_field,
@@ -320,17 +321,7 @@ class MemoryBoard(Game):
         items = list(layout)
         if len(items) != self.num_spaces:
             raise InvalidOptionError(f"a layout of this board has {self.num_spaces} cards, got {len(items)}")
-        kinds = []
-        for i, item in enumerate(items):
-            if isinstance(item, str):
-                if item not in codes:
-                    raise InvalidOptionError(
-                        f"layout[{i}] = {item!r} is not a card of this board; cards are {list(codes)}"
-                    )
-                kinds.append(codes.index(item))
-            else:
-                kinds.append(check_int_option(f"layout[{i}]", item, 0, self.num_kinds - 1))
-        arr = np.array(kinds, dtype=np.int8)
+        arr = layout_ids(items, codes, "a card of this board")
         counts = np.bincount(arr, minlength=self.num_kinds)
         if not (counts == 2).all():
             bad = [codes[k] for k in range(self.num_kinds) if counts[k] != 2]

@@ -26,7 +26,7 @@ from memtab_env.games.base import (
     GameInfo,
     Transition,
     check_action,
-    check_int_option,
+    layout_ids,
     row_bool_field,
     row_int_field,
 )
@@ -113,17 +113,7 @@ def parse_layout(layout: Any) -> np.ndarray:
         raise InvalidOptionError(
             f"a MemTab layout has {NUM_POSITIONS} cards, got {len(items)}"
         )
-    kinds = []
-    for i, item in enumerate(items):
-        if isinstance(item, str):
-            if item not in CODE_TO_KIND:
-                raise InvalidOptionError(
-                    f"layout[{i}] = {item!r} is not a MemTab card; cards are {list(CARD_CODES)}"
-                )
-            kinds.append(CODE_TO_KIND[item])
-        else:
-            kinds.append(check_int_option(f"layout[{i}]", item, 0, NUM_KINDS - 1))
-    arr = np.array(kinds, dtype=np.int8)
+    arr = layout_ids(items, CARD_CODES, "a MemTab card")
     counts = np.bincount(arr, minlength=NUM_KINDS)
     if not (counts == 2).all():
         bad = [CARD_CODES[k] for k in range(NUM_KINDS) if counts[k] != 2]
