@@ -19,7 +19,7 @@ The env layer (:mod:`memtab_env.aec`) is written once against this contract.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -112,6 +112,16 @@ class Game(abc.ABC):
     num_players: int
     first_player: int
     info: GameInfo
+
+    @classmethod
+    def _bind_kernels(cls, direct: Callable[[str], Any], **entries: str) -> None:
+        """Set each class attribute ``attr`` of ``entries`` (``attr="kernel name"``) to the
+        rules kernel's compiled entry ``direct(name)`` (the game's ``rules_kernels.direct``)
+        if it is still None: the first instance binds them; class attributes, so instances
+        pickle and copy as plain data."""
+        for attr, name in entries.items():
+            if getattr(cls, attr) is None:
+                setattr(cls, attr, direct(name))
 
     def _set_seats(self, num_players: int, first_player: int) -> None:
         """Check and set ``num_players`` (``MIN_PLAYERS`` .. ``MAX_PLAYERS``) and

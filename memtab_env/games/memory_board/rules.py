@@ -236,8 +236,7 @@ class MemoryBoard(Game):
     }
     MAX_PLAYERS: ClassVar[int] = K.MAX_PLAYERS
 
-    #: the rules kernels' compiled entries (``rules_kernels.direct``), set by the first
-    #: instance; class attributes, so instances pickle and copy as plain data
+    # the rules kernels' compiled entries (Game._bind_kernels)
     _apply: ClassVar[Any] = None
     _legal: ClassVar[Any] = None
 
@@ -249,9 +248,7 @@ class MemoryBoard(Game):
         variant: str = "standard",
         max_turns: int = DEFAULT_MAX_TURNS,
     ) -> None:
-        if MemoryBoard._apply is None:
-            MemoryBoard._apply = K.direct("apply")
-            MemoryBoard._legal = K.direct("legal")
+        MemoryBoard._bind_kernels(K.direct, _apply="apply", _legal="legal")
         self._set_seats(num_players, first_player)
         if variant not in VARIANTS:
             raise InvalidOptionError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")

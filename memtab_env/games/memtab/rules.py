@@ -135,13 +135,10 @@ class MemTab(Game):
     default_options: ClassVar[dict[str, Any]] = {"num_players": 2, "first_player": 0}
     MAX_PLAYERS: ClassVar[int] = 6
 
-    #: the rules kernel's compiled entry (``rules_kernels.direct``), set by the first
-    #: instance; a class attribute, so instances pickle and copy as plain data
-    _step: ClassVar[Any] = None
+    _step: ClassVar[Any] = None  # the rules kernel's compiled entry (Game._bind_kernels)
 
     def __init__(self, num_players: int = 2, first_player: int = 0) -> None:
-        if MemTab._step is None:
-            MemTab._step = K.direct("step")
+        MemTab._bind_kernels(K.direct, _step="step")
         self._set_seats(num_players, first_player)
         self.info = GameInfo(
             name=self.name,

@@ -321,8 +321,7 @@ class Pelmanism(Game):
     }
     MAX_PLAYERS: ClassVar[int] = K.MAX_PLAYERS
 
-    #: the rules kernels' compiled entries (``rules_kernels.direct``), set by the first
-    #: instance; class attributes, so instances pickle and copy as plain data
+    # the rules kernels' compiled entries (Game._bind_kernels)
     _flip: ClassVar[Any] = None
     _legal: ClassVar[Any] = None
 
@@ -333,8 +332,7 @@ class Pelmanism(Game):
         first_player: int = 0,
         max_turns: int | None = None,
     ) -> None:
-        if Pelmanism._flip is None:
-            Pelmanism._flip, Pelmanism._legal = K.direct("flip"), K.direct("legal")
+        Pelmanism._bind_kernels(K.direct, _flip="flip", _legal="legal")
         self.deck = parse_deck(deck)
         self._set_seats(num_players, first_player)
         self.num_positions = self.deck.num_cards
