@@ -118,6 +118,18 @@ from memtab_env.games.memory_board import rules_kernels as K
 
 DOWN, UP, FREE, PLACED = K.DOWN, K.UP, K.FREE, K.PLACED
 STATUS_NAMES = ("down", "up", "free", "placed")
+#: why the card on a space of each status but DOWN cannot be flipped (illegal-action errors)
+_NOT_FLIPPABLE = {
+    UP: "was already flipped this turn",
+    FREE: "was taken (the space is free)",
+    PLACED: "is a returned card, which can never be flipped",
+}
+#: why a space of each status but FREE cannot take a returned card (illegal-action errors)
+_NOT_FREE = {
+    DOWN: "still holds its face-down card",
+    UP: "holds a card flipped this turn",
+    PLACED: "is already covered by a returned card",
+}
 CHOOSE, FLIP2, RETURN = K.CHOOSE, K.FLIP2, K.RETURN
 PHASE_NAMES = ("choose", "second flip", "returning")
 MAIN, FINAL, CHILDREN = K.MAIN, K.FINAL, K.CHILDREN
@@ -423,12 +435,7 @@ class MemoryBoard(Game):
             )
         status = int(state.status[s])
         if status != DOWN:
-            why = {
-                UP: "was already flipped this turn",
-                FREE: "was taken (the space is free)",
-                PLACED: "is a returned card, which can never be flipped",
-            }[status]
-            return f"the card on {self._space_name(s)} {why}"
+            return f"the card on {self._space_name(s)} {_NOT_FLIPPABLE[status]}"
         return None
 
     def _why_not_place(self, state: MemoryBoardState, s: int) -> str | None:
@@ -436,12 +443,7 @@ class MemoryBoard(Game):
             return "one card is face up: the turn is a flip turn and needs its second flip"
         status = int(state.status[s])
         if status != FREE:
-            what = {
-                DOWN: "still holds its face-down card",
-                UP: "holds a card flipped this turn",
-                PLACED: "is already covered by a returned card",
-            }[status]
-            return f"{self._space_name(s)} is not free: it {what}"
+            return f"{self._space_name(s)} is not free: it {_NOT_FREE[status]}"
         land = int(self.space_landscape[s])
         mine = state.holder == state.current
         if not (self.kind_landscape[state.layout[mine]] == land).any():
