@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -40,6 +41,8 @@ from memtab_env.registry import GameSpec, load
 from memtab_env.rewards import check_reward_scheme, win_rewards
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
+#: whether the classic-style envs offer a parallel API (no: one seat acts at a time)
+_PARALLEL = False
 _SEED_BOUND = 2**63
 
 
@@ -443,20 +446,57 @@ def wrap(raw: MemoryGameEnv) -> StandardWrapper:
     return StandardWrapper(raw)
 
 
+@dataclass(frozen=True)
+class Specs:
+    """The game's own rows of a classic-style module's Specs table (PettingZoo's); the
+    others are the same for every game (:func:`specs_table`)."""
+
+    max_players: int
+    actions: int
+    observation_shape: str
+    observation_values: str
+    manual_control: str = "No"
+
+
+_SPECS_RULE = "=" * 20 + "  " + "=" * 43
+
+
+def specs_table(module: str, specs: Specs, parallel: bool) -> str:
+    """The Specs table (reStructuredText) of the classic-style module ``module``."""
+    rows = {
+        "Import": f"``from memtab_env import {module}``",
+        "Actions": "Discrete",
+        "Parallel API": "Yes" if parallel else "No",
+        "Manual Control": specs.manual_control,
+        "Agents": f"``agents = ['player_0', 'player_1']`` (``num_players``: 1 to {specs.max_players})",
+        "Action Shape": f"Discrete({specs.actions})",
+        "Action Values": f"Discrete({specs.actions})",
+        "Observation Shape": specs.observation_shape,
+        "Observation Values": specs.observation_values,
+    }
+    body = "".join(f"{key:<22}{value}\n" for key, value in rows.items())
+    return f"{_SPECS_RULE}\n{body}{_SPECS_RULE}\n"
+
+
 def game_module(
-    spec: GameSpec, doc: str | None, module: str
+    spec: GameSpec, doc: str | None, module: str, specs: Specs
 ) -> tuple[type[MemoryGameEnv], Callable[..., StandardWrapper]]:
     """``raw_env`` and ``env`` of a game's classic-style module (``memtab_env.memtab_v0``).
 
     ``raw_env`` is :class:`MemoryGameEnv` bound to the game's registry row. Its docstring
-    is the module's followed by the sections the row decides (Registered Configurations:
-    its ids; Version History: its retired versions, newest first); it is named after the
-    module (``metadata["name"]``) and pickles by reference as a class written there would.
+    is the module's with the Specs table (:func:`specs_table`) opening its Specs section,
+    followed by the sections the row decides (Registered Configurations: its ids; Version
+    History: its retired versions, newest first); it is named after the module
+    (``metadata["name"]``) and pickles by reference as a class written there would.
     ``env()`` is ``raw_env`` with the standard wrapper.
     """
     name = module.rsplit(".", 1)[-1]
     history = [f"* v{old + 1}: {change}" for old, change in sorted(spec.retired.items(), reverse=True)]
-    doc = (doc or "").rstrip() + (
+    heading = "\nSpecs\n-----\n"
+    if heading not in (doc or ""):
+        raise ValueError(f"the docstring of {module} has no Specs section to hold its table")
+    doc = (doc or "").replace(heading, heading + specs_table(name, specs, _PARALLEL), 1)
+    doc = doc.rstrip() + (
         "\n\nRegistered Configurations\n-------------------------\n"
         f"``{spec.pettingzoo_id}`` (PettingZoo AEC), ``{spec.env_id}`` (Gymnasium single-agent view).\n"
         "\nVersion History\n---------------\n"
@@ -470,7 +510,7 @@ def game_module(
         metadata = {
             "name": name,
             "render_modes": list(RENDER_MODES),
-            "is_parallelizable": False,
+            "is_parallelizable": _PARALLEL,
             "render_fps": 2,
         }
 

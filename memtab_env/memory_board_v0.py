@@ -35,17 +35,6 @@ every decision where the text is silent:
 
 Specs
 -----
-====================  ===========================================
-Import                ``from memtab_env import memory_board_v0``
-Actions               Discrete
-Parallel API          No
-Manual Control        No
-Agents                ``agents = ['player_0', 'player_1']`` (``num_players``: 1 to 4)
-Action Shape          Discrete(122)
-Action Values         Discrete(122)
-Observation Shape     (2458,) for 2 players; 2442 + 8 n for n players
-Observation Values    [0, 74]
-====================  ===========================================
 
 Observation
 -----------
@@ -97,10 +86,12 @@ limit of main play, default 500), ``memory`` (``"perfect"``, ``"none"``, ``"deca
 
 from __future__ import annotations
 
-from memtab_env.aec import game_module
+from memtab_env.aec import Specs, game_module
 from memtab_env.registry import GAMES
 
-raw_env, env = game_module(GAMES["memory_board"], __doc__, __name__)
+raw_env, env = game_module(GAMES["memory_board"], __doc__, __name__, Specs(
+    max_players=4, actions=122,
+    observation_shape="(2458,) for 2 players; 2442 + 8 n for n players", observation_values="[0, 74]"))
 __doc__ = raw_env.__doc__
 
 __all__ = ["env", "raw_env"]

@@ -26,17 +26,6 @@ Exactly ``docs/sources/000_bb99b56034cd6a7f.txt`` with ``docs/rulings.md`` (proj
 
 Specs
 -----
-====================  ===========================================
-Import                ``from memtab_env import memtab_v0``
-Actions               Discrete
-Parallel API          No
-Manual Control        Yes (``memtab play``)
-Agents                ``agents = ['player_0', 'player_1']`` (``num_players``: 1 to 6)
-Action Shape          Discrete(28)
-Action Values         Discrete(28)
-Observation Shape     (539,) for 2 players; 507 + 16 n for n players
-Observation Values    [-35, 35]
-====================  ===========================================
 
 Observation
 -----------
@@ -81,10 +70,12 @@ Arguments
 
 from __future__ import annotations
 
-from memtab_env.aec import game_module
+from memtab_env.aec import Specs, game_module
 from memtab_env.registry import GAMES
 
-raw_env, env = game_module(GAMES["memtab"], __doc__, __name__)
+raw_env, env = game_module(GAMES["memtab"], __doc__, __name__, Specs(
+    max_players=6, actions=28, manual_control="Yes (``memtab play``)",
+    observation_shape="(539,) for 2 players; 507 + 16 n for n players", observation_values="[-35, 35]"))
 __doc__ = raw_env.__doc__
 
 __all__ = ["env", "raw_env"]

@@ -31,17 +31,6 @@ where the text is silent:
 
 Specs
 -----
-====================  ===========================================
-Import                ``from memtab_env import pelmanism_v0``
-Actions               Discrete
-Parallel API          No
-Manual Control        No
-Agents                ``agents = ['player_0', 'player_1']`` (``num_players``: 1 to 6)
-Action Shape          Discrete(52)
-Action Values         Discrete(52)
-Observation Shape     (838,) for 2 players; 834 + 2 n for n players
-Observation Values    [0, 26]
-====================  ===========================================
 
 The specs are for the default ``standard`` deck; in general the action space is
 ``Discrete(P)`` and the observation ``P (3 + K) + 2 n + 2`` values (``P`` cards, ``K``
@@ -99,10 +88,12 @@ Arguments
 
 from __future__ import annotations
 
-from memtab_env.aec import game_module
+from memtab_env.aec import Specs, game_module
 from memtab_env.registry import GAMES
 
-raw_env, env = game_module(GAMES["pelmanism"], __doc__, __name__)
+raw_env, env = game_module(GAMES["pelmanism"], __doc__, __name__, Specs(
+    max_players=6, actions=52,
+    observation_shape="(838,) for 2 players; 834 + 2 n for n players", observation_values="[0, 26]"))
 __doc__ = raw_env.__doc__
 
 __all__ = ["env", "raw_env"]
