@@ -9,9 +9,10 @@ handful of lucky games. The same numbers come from the command line, e.g.::
 
     memtab simulate --agents expert,greedy --games 600 --rotate
 
-The default runs hold one test per claim within the suite's time budget; the ``slow``
-ones (deselected by default; ``pytest -m slow`` runs them) repeat the claims on more games,
-under other memory models and player counts.
+The default runs hold one test per claim within the suite's time budget, except the
+search agent's (it searches at every flip: minutes of play); the ``slow`` ones (deselected
+by default; ``pytest -m slow`` runs them) hold that claim and repeat the others on more
+games, under other memory models and player counts.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def test_expert_beats_greedy_without_memory_in_the_observation() -> None:
     assert_beats(rate, se, 2)
 
 
+@pytest.mark.slow
 def test_search_beats_expert() -> None:
     # measured: 0.613 +/- 0.024 on these 400 games (0.599 +/- 0.014 over three sets of
     # 400 seeds, see agents/search.py)

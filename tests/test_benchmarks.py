@@ -69,6 +69,7 @@ def test_xla_threads_reads_the_single_thread_flags(monkeypatch: pytest.MonkeyPat
     assert bench.xla_threads() == len(os.sched_getaffinity(0))
 
 
+@pytest.mark.slow
 def test_the_device_check_runs_tiny_on_a_cpu(capsys: pytest.CaptureFixture) -> None:
     """``benchmarks/device_check.py --tiny``: the script an accelerator machine runs works
     end to end here and prints both figures (their values mean nothing at this size)."""

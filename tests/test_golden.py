@@ -95,10 +95,21 @@ def test_golden_trajectories_numpy_backends():
     _check_trajectories(_cases(jax=False))
 
 
-def test_golden_trajectories_jax():
+def _jax_core(case: tj.Case) -> bool:
+    """The JAX cases of the default run: each game's env and single-agent view with
+    perfect memory (the memory models' JAX encoders are held equal to numba's flip for flip
+    by tests/test_jax_backend.py; their golden cases run with -m slow)."""
+    return case.key.endswith(("/jax/perfect/random", "/jax-single/perfect/greedy"))
+
+
+@pytest.mark.parametrize("core", [True, pytest.param(False, marks=pytest.mark.slow)],
+                         ids=["core", "memory-models"])
+def test_golden_trajectories_jax(core: bool):
     if not tj.jax_available():
         pytest.skip("JAX is not installed (memtab-env[jax]): the JAX cases are not checked")
-    _check_trajectories(_cases(jax=True))
+    selected = [c for c in _cases(jax=True) if _jax_core(c) == core]
+    assert len(selected) == (4 if core else 8)
+    _check_trajectories(selected)
 
 
 def test_every_id_backend_and_memory_model_has_golden_hashes():

@@ -181,6 +181,7 @@ def test_jax_evaluation_plays_as_the_agent_plays_through_the_aec_env(
         assert int(out["steps"][i]) == sum(1 for a in record["actions"] if a["player"] == seat)
 
 
+@pytest.mark.slow
 def test_sharded_training_equals_one_device(tmp_path: Path) -> None:
     """Two (forced host) devices: the games are split, the run is the same run. The
     sharded run is a subprocess (the device count is fixed when JAX starts); the
@@ -284,6 +285,7 @@ def test_jax_ppo_config_errors_name_the_field(tmp_path: Path, override, message)
         main(["--config", str(config), "--runs_dir", str(tmp_path / "runs"), *override])
 
 
+@pytest.mark.slow
 def test_a_run_started_from_weights_is_a_fresh_run_with_those_weights() -> None:
     config = _config(opponents="pool", pool_size=2, snapshot_every=1)
     # started from its own initial network, a run trains exactly as a fresh one
@@ -316,6 +318,7 @@ def test_a_run_started_from_weights_is_a_fresh_run_with_those_weights() -> None:
         ppo.Trainer(_config(recurrent_size=6), seeds=[3]).start_from([weights])
 
 
+@pytest.mark.slow
 def test_self_play_pool_keeps_snapshots_and_pool_seats_play_them() -> None:
     import memtab_env.jax as mj
 
@@ -400,6 +403,7 @@ def test_set_encoders_are_equivariant_over_positions(encoder: str, env_id: str, 
 
 
 
+@pytest.mark.slow
 def test_a_latch_memory_keeps_the_card_its_position_showed() -> None:
     """``latch_init``: a fresh policy's memory at a position writes when the position
     shows a card, a pattern of its own for each kind, and keeps it while the card is face
@@ -453,6 +457,7 @@ def test_train_py_policies_name_the_jax_encoders() -> None:
         assert (config.encoder, config.latch_init) == (encoder, policy == "kinds")
 
 
+@pytest.mark.slow
 def test_training_keeps_the_set_networks_constants_constant() -> None:
     """Training moves weights only: the observation scale and the kinds network's
     off-diagonal mask (which keeps it equivariant over positions) stay as built."""
@@ -481,6 +486,7 @@ def _bench_module() -> ModuleType:
     return bench
 
 
+@pytest.mark.slow
 def test_the_throughput_benchmark_measures_collection_alone() -> None:
     """``benchmarks/bench_jax_ppo.py --env-only``: both sides' random legal play runs
     and gives a rate (the figures themselves are printed, never asserted)."""
