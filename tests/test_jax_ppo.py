@@ -144,7 +144,8 @@ def test_checkpoints_are_data_and_agents_make_plays_them(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(("env_id", "options", "opponents", "encoder"), [
     ("MemTab-v0", {"num_players": 2, "memory": "none"}, "greedy", "set"),
-    ("MemTab-v0", {"num_players": 2, "memory": "none"}, "greedy", "kinds"),
+    pytest.param("MemTab-v0", {"num_players": 2, "memory": "none"}, "greedy", "kinds",
+                 marks=pytest.mark.slow),
 ])
 def test_jax_evaluation_plays_as_the_agent_plays_through_the_aec_env(
         tmp_path: Path, env_id: str, options: dict, opponents: str, encoder: str) -> None:
@@ -359,7 +360,8 @@ def test_self_play_pool_keeps_snapshots_and_pool_seats_play_them() -> None:
 @pytest.mark.parametrize("encoder", ["set", "kinds"])
 @pytest.mark.parametrize(("env_id", "options"), [
     ("MemTab-v0", {"num_players": 2, "memory": "none"}),
-    ("Pelmanism-v0", {"num_players": 1, "deck": "pairs:6", "memory": "none"}),
+    pytest.param("Pelmanism-v0", {"num_players": 1, "deck": "pairs:6", "memory": "none"},
+                 marks=pytest.mark.slow),
 ])
 def test_set_encoders_are_equivariant_over_positions(encoder: str, env_id: str, options: dict) -> None:
     """Relabelling the positions of a whole observation sequence (their status and card
