@@ -15,6 +15,7 @@ import numpy as np
 
 from memtab_env.games.pelmanism.observation import PelmanismEncoder
 from memtab_env.games.pelmanism.rules import DOWN, GONE, UP, Pelmanism
+from memtab_env.jax.encoding import one_hot_rows
 from memtab_env.jax.env import shuffle
 
 
@@ -155,16 +156,13 @@ class PelmanismJax:
         """The flat int8 observation of ``observer``: the layout of
         :class:`memtab_env.games.pelmanism.observation.PelmanismEncoder`, value for value."""
         n = self.num_players
-        status_1h = gs.status[:, None] == jnp.arange(3)
-        shown = self.visible(gs, remembered)
-        card = shown[:, None] & (gs.kinds[:, None] == jnp.arange(self.num_kinds))
         order = (jnp.arange(n) + observer) % n
         live = ~gs.over
         flip = (jnp.arange(2) == gs.flip) & live
         turn = (jnp.arange(n) == (gs.current - observer) % n) & live
-        return jnp.concatenate([status_1h.astype(jnp.int8).ravel(), card.astype(jnp.int8).ravel(),
-                                gs.pairs[order].astype(jnp.int8), flip.astype(jnp.int8),
-                                turn.astype(jnp.int8)])
+        card = one_hot_rows(gs.kinds, self.num_kinds, self.visible(gs, remembered))
+        return jnp.concatenate([one_hot_rows(gs.status, 3), card, gs.pairs[order].astype(jnp.int8),
+                                flip.astype(jnp.int8), turn.astype(jnp.int8)])
 
     # -- the greedy opponent --------------------------------------------------------
     def greedy_target(self, gs: PelmanismGameState, seen: jax.Array, legal: jax.Array
