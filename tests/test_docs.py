@@ -66,7 +66,7 @@ def test_readme_configs_table_is_generated_from_the_eval_files():
         assert path.name in table
         for opp, r in report["results"].items():
             assert f"{r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] vs `{opp}`" in table
-    assert "0.824 [0.806, 0.840] vs `random`" in table  # rppo-memtab-none ships at 0.824
+    assert "0.814 [0.796, 0.830] vs `random`" in table  # rppo-memtab-none, re-measured on this platform
 
 
 #: a path in a doc: something/with/a/slash.ext, or a bare NAME.md

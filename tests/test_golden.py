@@ -7,6 +7,9 @@
   (``tests/golden/trajectories.py``); a change bumps the env's version.
 - Evaluation: the benchmark protocol's figures for the built-in agents on the first deals
   of ``memtab-2p/v1``, equal to the leaderboard's committed records.
+- Recurrent evaluation: a shipped recurrent policy (``rppo-memtab-none``) on the first
+  deals of ``memtab-2p-none``, compared exactly on the platform that wrote it (its games
+  follow float rounding), and equal to the leaderboard's committed records there.
 - Quick: the README's quick config at a short budget, retrained and compared exactly on
   the platform that wrote the golden file.
 - And the golden checks fail when a stream changes (the greedy agent's tie-break, the
@@ -260,6 +263,48 @@ def test_golden_evaluation_fails_when_the_greedy_tie_break_changes(monkeypatch):
     _, records = figures.evaluation_records("greedy")
     assert figures._records_sha256(records) != json.loads(
         figures.EVALUATION_FILE.read_text())["agents"]["greedy"]["records_sha256"]
+
+
+# -- a shipped recurrent policy's evaluation --------------------------------------------
+def _skip_unless_same_platform(path: Path) -> dict:
+    committed = json.loads(path.read_text())
+    if not figures.same_platform(committed["platform"]):
+        pytest.skip(f"{path.relative_to(figures.ROOT)} was written on another platform "
+                    f"({committed['platform']['cpu']}, {committed['platform']['versions']}): float "
+                    "arithmetic, and so these games, are bit-identical only on the same CPU and library "
+                    "versions")
+    return committed
+
+
+def test_golden_recurrent_evaluation_reproduces():
+    """``rppo-memtab-none`` on the first deals of ``memtab-2p-none`` plays the committed
+    games, the leaderboard's records of that track, on the platform that wrote them."""
+    committed = _skip_unless_same_platform(figures.RECURRENT_FILE)
+    now = figures.recurrent_figures()
+    assert now == {k: v for k, v in committed.items() if k != "platform"}, (
+        "rppo-memtab-none plays other games on memtab-2p-none: the evaluation's streams or the policy's "
+        "arithmetic changed. If deliberate, regenerate its eval file and leaderboard result "
+        "(docs/versioning.md) and python -m tests.golden.figures recurrent --accept")
+    agent, track = figures.RECURRENT_AGENT, figures.RECURRENT_TRACK
+    _, records = figures.evaluation_records(agent, track)
+    assert _bare(records) == _bare(figures.committed_records(agent, track))
+
+
+def test_golden_recurrent_evaluation_fails_when_the_policys_tie_break_changes(monkeypatch):
+    """The policy with exact ties between its most probable flips broken towards the last
+    position instead of the first plays other games: the check above sees a change in
+    how a recurrent policy is played (16% of this policy's decisions are exact ties)."""
+    committed = _skip_unless_same_platform(figures.RECURRENT_FILE)
+    from memtab_env.agents import sb3_policy
+
+    scores = sb3_policy.SB3Agent._scores
+
+    def last_of_ties(self, observation):
+        probs = scores(self, observation)  # float32 values: 1e-12 steps reorder exact ties only
+        return probs + 1e-12 * np.arange(probs.size)
+
+    monkeypatch.setattr(sb3_policy.SB3Agent, "_scores", last_of_ties)
+    assert figures.recurrent_figures()["records_sha256"] != committed["records_sha256"]
 
 
 # -- the README's quick command at a short budget ---------------------------------------

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import memtab_env
+from memtab_env.platform_info import platform_info
 from memtab_env.train.config import Config
 from memtab_env.train.opponents import LOADER_ALGOS
 
@@ -47,7 +48,9 @@ def evaluate(model_path: str | Path, cfg: Config, opponents: Sequence[str] | Non
              games: int | None = None) -> dict[str, Any]:
     """Play the saved model against each opponent on the track of ``cfg``
     (:func:`eval_track`) through the benchmark's evaluation; return the ``memtab-eval/1``
-    report (``docs/training.md``)."""
+    report (``docs/training.md``), with the platform that played it: a policy's most
+    probable flip can sit within float rounding of the next one, so another CPU or torch
+    build may play other games with the same weights."""
     from memtab_env.protocol.backends import InProcessBackend, release_agents
     from memtab_env.protocol.evaluate import evaluation_jobs, resolve_agent, summarise
 
@@ -101,6 +104,7 @@ def evaluate(model_path: str | Path, cfg: Config, opponents: Sequence[str] | Non
         },
         "config": dataclasses.asdict(cfg),
         "results": results,
+        "platform": platform_info(),
     }
 
 

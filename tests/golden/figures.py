@@ -2,14 +2,18 @@
 deals of one track, and the README's quick command at a short budget.
 
     python -m tests.golden.figures evaluation [--accept]
+    python -m tests.golden.figures recurrent [--accept]
     python -m tests.golden.figures quick [--accept]
 
 Without ``--accept`` the figures are recomputed and compared (exit 1 on a difference).
 ``evaluation.json`` is keyed by the track's versioned key (``memtab-2p/v1``): ``--accept``
 refuses to change its figures under the same key (a change of the evaluation's streams
-bumps the track's version, ``docs/versioning.md``). ``quick_short.json`` holds training
-figures, which follow the env's streams and the platform: ``--accept`` rewrites it with
-the platform it ran on.
+bumps the track's version, ``docs/versioning.md``). ``recurrent_evaluation.json`` holds
+the same figures for a shipped recurrent policy (``rppo-memtab-none``) on the first deals
+of ``memtab-2p-none``: its games follow the float arithmetic of the platform (its most
+probable flip is often within rounding of the next), so they are compared on the platform
+that wrote them. ``quick_short.json`` holds training figures, which follow the env's
+streams and the platform. ``--accept`` rewrites these two with the platform it ran on.
 """
 
 from __future__ import annotations
@@ -29,9 +33,12 @@ HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
 EVALUATION_FILE = HERE / "evaluation.json"
 QUICK_FILE = HERE / "quick_short.json"
+RECURRENT_FILE = HERE / "recurrent_evaluation.json"
 #: the golden evaluation: the track, its first deals, the built-in agents evaluated
 #: (``search`` is a reference agent too but takes minutes)
 TRACK, DEALS, AGENTS = "memtab-2p", 10, ("random", "greedy", "expert")
+#: the golden evaluation of a shipped recurrent policy: its track and first deals
+RECURRENT_AGENT, RECURRENT_TRACK = "rppo-memtab-none", "memtab-2p-none"
 #: the README's quick command at a short budget (everything else as configs/quick.yaml)
 QUICK_CONFIG, QUICK_STEPS = "configs/quick.yaml", 20_480
 #: the platform fields a training run must share to reproduce bit for bit
@@ -45,12 +52,12 @@ def _records_sha256(records: list[dict[str, Any]]) -> str:
     return h.hexdigest()
 
 
-def evaluation_records(agent: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """``(result, records)`` of ``agent`` on the golden track's first deals."""
+def evaluation_records(agent: str, track_id: str = TRACK) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(result, records)`` of ``agent`` on the first :data:`DEALS` deals of ``track_id``."""
     from memtab_env.protocol.evaluate import evaluate, resolve_agent
     from memtab_env.protocol.tracks import get_track
 
-    track = get_track(TRACK)
+    track = get_track(track_id)
     spec = resolve_agent(agent, track.game)
     return evaluate(track, [spec], agent, deals=DEALS)
 
@@ -67,10 +74,19 @@ def evaluation_figures() -> dict[str, Any]:
     return out
 
 
-def committed_records(agent: str) -> list[dict[str, Any]]:
-    """The leaderboard's committed records of ``agent`` on the golden track's first deals,
-    in the order an evaluation plays them."""
-    path = ROOT / "results" / TRACK / f"{agent}.records.jsonl.gz"
+def recurrent_figures() -> dict[str, Any]:
+    """The golden evaluation of :data:`RECURRENT_AGENT` (without the platform)."""
+    from memtab_env.protocol.tracks import get_track
+
+    result, records = evaluation_records(RECURRENT_AGENT, RECURRENT_TRACK)
+    return {"track": get_track(RECURRENT_TRACK).key, "deals": DEALS, "agent": RECURRENT_AGENT,
+            "runs": result["runs"], "summary": result["summary"], "records_sha256": _records_sha256(records)}
+
+
+def committed_records(agent: str, track_id: str = TRACK) -> list[dict[str, Any]]:
+    """The leaderboard's committed records of ``agent`` on the first :data:`DEALS` deals of
+    ``track_id``, in the order an evaluation plays them."""
+    path = ROOT / "results" / track_id / f"{agent}.records.jsonl.gz"
     with gzip.open(path, "rt") as f:
         records = [json.loads(line) for line in f]
     return [r for r in records if r["benchmark"]["deal"] < DEALS]
@@ -106,12 +122,14 @@ def _strip(data: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.golden.figures", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("which", choices=("evaluation", "quick"))
+    parser.add_argument("which", choices=("evaluation", "recurrent", "quick"))
     parser.add_argument("--accept", action="store_true", help="write the recomputed figures")
     args = parser.parse_args(argv)
-    path = EVALUATION_FILE if args.which == "evaluation" else QUICK_FILE
+    path = {"evaluation": EVALUATION_FILE, "recurrent": RECURRENT_FILE, "quick": QUICK_FILE}[args.which]
     if args.which == "evaluation":
         now = evaluation_figures()
+    elif args.which == "recurrent":
+        now = recurrent_figures()
     else:
         with tempfile.TemporaryDirectory() as tmp:
             now = quick_short_figures(Path(tmp))
