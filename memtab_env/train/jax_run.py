@@ -91,14 +91,14 @@ def learn(cfg: Config, run_dir: Path, manifest: Manifest, latest: dict[str, Any]
     trained now, seconds, steps in total)``."""
     import numpy as np
 
-    from memtab_env.jax.ppo import Trainer, load_runner, save, save_runner
+    from memtab_env.jax.ppo import Trainer, save, save_runner
 
     config = ppo_config(cfg)
     ckpt_dir = run_dir / "checkpoints"
     trainer = Trainer(config)
     if latest is not None:
         state = manifest.check(ckpt_dir / latest["state"], "training state")
-        trainer.runner = trainer.place(load_runner(state, trainer.initial_runner()))
+        trainer.load_state(state)
         print(f"resuming {run_dir} from step {trainer.timesteps:_}")
     else:
         print(f"run {run_dir}")

@@ -177,18 +177,23 @@ def learn(config: PPOConfig, tx: optax.GradientTransformation, loss_fn: Callable
 
 
 # -- init and update --------------------------------------------------------------------
-def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
+def make_train(config: PPOConfig, stage: int = 0) -> tuple[Callable, Callable, ActorCritic]:
     """``(init(key) -> Runner, update(Runner) -> (Runner, metrics), policy)``, both
     jittable and vmappable over seeds (``key`` draws the weights, the games and every
-    sample of the run, so a seed trains the same alone or beside others)."""
+    sample of the run, so a seed draws the same alone or beside others; the vectorised
+    arithmetic may round differently, which a long run amplifies), against the
+    opponents of ``stage`` of the config's curriculum (:meth:`PPOConfig.opponent_stages`;
+    :class:`Trainer` switches between stages)."""
     config.check()
+    opponents = config.opponent_stages()[stage][1]
     plain = mj.make_single_agent(config.env_id, learner_seat=config.learner_seat,
                                  **config.env_options)
     policy = make_policy(config, plain)
-    view = make_view(config, policy)
+    view = make_view(dataclasses.replace(config, opponents=opponents, opponent_switches=""), policy)
     _, static = eqx.partition(policy, eqx.is_inexact_array)
     n_envs, n_steps = config.num_envs, config.num_steps
-    self_play = config.opponents == "pool"
+    self_play = opponents == "pool"
+    pooled = config.uses_pool  # a curriculum that reaches pool keeps the pool from the start
     tx = optimiser(config)
     loss_fn = functools.partial(ppo_loss, static=static, config=config)
 
@@ -202,8 +207,8 @@ def make_train(config: PPOConfig) -> tuple[Callable, Callable, ActorCritic]:
         net_key, env_key, key = jax.random.split(key, 3)
         params, _ = eqx.partition(make_policy(config, plain, key=net_key), eqx.is_inexact_array)
         pool_params = (jax.tree.map(lambda x: jnp.stack([x] * config.pool_size), params)
-                       if self_play else None)
-        pool_count = jnp.int32(1 if self_play else 0)
+                       if pooled else None)
+        pool_count = jnp.int32(1 if pooled else 0)
         reset = env_fns(pool_params, pool_count)[1]
         env_state = jax.vmap(reset)(jax.random.split(env_key, n_envs))
         h = jax.vmap(lambda _: policy.initial_state())(jnp.arange(n_envs))

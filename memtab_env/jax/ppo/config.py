@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from memtab_env.errors import InvalidOptionError, reject_unknown_fields
+from memtab_env.jax.single_agent import OPPONENTS
 
 ENCODERS = ("set", "kinds", "flat")
 #: the largest value of every size field: a config (a checkpoint's included) beyond them is
@@ -24,6 +25,8 @@ MAX_MEMORY_KWARG = 4096
 #: the largest learner-step count of the learning-rate schedule's fields
 MAX_LR_STEPS = 10**13
 LR_SCHEDULES = ("constant", "linear", "cosine")
+#: the opponents a curriculum switches between: those of the single-agent JAX view
+SWITCH_OPPONENTS = OPPONENTS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +45,14 @@ class PPOConfig:
     """``pool``: the most recent snapshots kept"""
     snapshot_every: int = 10
     """``pool``: updates between two snapshots (the first is the initial network)"""
+    opponent_switches: str = ""
+    """an opponent curriculum: comma-separated ``NAME@STEPS`` items (e.g.
+    ``greedy@1000000,pool@2000000``). From the first update that starts at or after
+    ``STEPS`` learner steps the opponents are ``NAME`` (``random``, ``greedy`` or
+    ``pool``); before the first switch they are ``opponents``. At a switch the weights,
+    the optimiser's state, the reward statistics and the learning-rate schedule carry on
+    (one run, not a follow-up), the games are dealt afresh, and a switch to ``pool``
+    fills the pool with the current weights. Empty: the same opponents throughout"""
     learner_seat: int | str = "random"
     """the learner's seat, or ``random`` (drawn each episode)"""
     encoder: str = "set"
@@ -116,6 +127,44 @@ class PPOConfig:
     def num_updates(self) -> int:
         return max(1, self.total_timesteps // (self.num_envs * self.num_steps))
 
+    def opponent_stages(self) -> list[tuple[int, str]]:
+        """The curriculum as ``[(first learner step, opponents), ...]``: ``(0, opponents)``
+        then one item per switch of ``opponent_switches``."""
+        stages = [(0, self.opponents)]
+        if not isinstance(self.opponent_switches, str):
+            raise InvalidOptionError(f"opponent_switches must be a string of NAME@STEPS items, "
+                                     f"got {self.opponent_switches!r:.60}")
+        for item in filter(None, (part.strip() for part in self.opponent_switches.split(","))):
+            name, sep, steps = item.partition("@")
+            if not sep or not steps.isdigit() or not name:
+                raise InvalidOptionError(f"opponent_switches: {item!r:.60} is not NAME@STEPS "
+                                         "(e.g. greedy@1000000)")
+            if name not in SWITCH_OPPONENTS:
+                raise InvalidOptionError(f"opponent_switches: unknown opponents {name!r:.40}; "
+                                         f"allowed: {list(SWITCH_OPPONENTS)}")
+            start = int(steps)
+            if not stages[-1][0] < start <= MAX_LR_STEPS:
+                raise InvalidOptionError(
+                    f"opponent_switches: {item!r:.60} must come after step {stages[-1][0]} (switches "
+                    f"in increasing order, each above 0 and at most {MAX_LR_STEPS})")
+            if name == stages[-1][1]:
+                raise InvalidOptionError(f"opponent_switches: {item!r:.60} switches to the opponents "
+                                         "already playing")
+            stages.append((start, name))
+        return stages
+
+    @property
+    def uses_pool(self) -> bool:
+        """Whether any stage of the curriculum plays ``pool`` opponents (the run then keeps
+        a pool of snapshots from the start)."""
+        return any(name == "pool" for _, name in self.opponent_stages())
+
+    def stage_at(self, update: int) -> int:
+        """The index in :meth:`opponent_stages` of the stage that update number ``update``
+        (0 the first) trains in."""
+        start = update * self.num_envs * self.num_steps
+        return max(i for i, (first, _) in enumerate(self.opponent_stages()) if first <= start)
+
     def learning_rate_at(self, timesteps: Any) -> Any:
         """The learning rate after ``timesteps`` learner steps of this run (a number or a
         traced array): warm-up, then the schedule from ``learning_rate`` to the floor."""
@@ -135,7 +184,7 @@ class PPOConfig:
     def check(self) -> PPOConfig:
         """Raise :class:`InvalidOptionError` naming a bad field: every field of its type,
         every size within :data:`LIMITS`."""
-        for name in ("env_id", "opponents", "encoder", "memory_model"):
+        for name in ("env_id", "opponents", "encoder", "memory_model", "opponent_switches"):
             if not isinstance(getattr(self, name), str):
                 raise InvalidOptionError(f"{name} must be a string, got {getattr(self, name)!r:.60}")
         for name in ("anneal_lr", "normalize_reward", "latch_init", "fresh_rollouts"):
@@ -172,6 +221,10 @@ class PPOConfig:
         if isinstance(self.lr_floor, bool) or not isinstance(self.lr_floor, (int, float)) \
                 or not 0 <= self.lr_floor <= 1:
             raise InvalidOptionError(f"lr_floor must be a number in [0, 1], got {self.lr_floor!r:.60}")
+        stages = self.opponent_stages()
+        if len(stages) > 1 and self.opponents not in SWITCH_OPPONENTS:
+            raise InvalidOptionError(f"opponent_switches starts from opponents in {list(SWITCH_OPPONENTS)}, "
+                                     f"got {self.opponents!r:.40}")
         if self.latch_init and (self.encoder != "kinds" or self.memory_model != "GRU"):
             raise InvalidOptionError(
                 f"latch_init needs encoder 'kinds' and memory_model 'GRU', got encoder "

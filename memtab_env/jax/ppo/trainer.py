@@ -8,6 +8,8 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 import equinox as eqx
 import jax
@@ -36,16 +38,22 @@ def _devices(config: PPOConfig) -> list:
 _COMPILED: dict[str, tuple] = {}
 
 
-def _compiled(config: PPOConfig) -> tuple:
-    """``(policy, jit(vmap(init)), jit(vmap(update)))`` of ``config``, built once per
-    config in a process, so trainers of one config share compiled code."""
-    key = json.dumps(config.to_json(), sort_keys=True, default=str)
+def _compiled(config: PPOConfig, stage: int = 0) -> tuple:
+    """``(policy, jit(vmap(init)), jit(vmap(update)))`` of ``config`` (its curriculum's
+    ``stage``), built once per config and stage in a process, so trainers of one config
+    share compiled code."""
+    key = json.dumps([config.to_json(), stage], sort_keys=True, default=str)
     if key not in _COMPILED:
         if len(_COMPILED) >= 8:
             _COMPILED.pop(next(iter(_COMPILED)))
-        init, update, policy = make_train(config)
+        init, update, policy = make_train(config, stage)
         _COMPILED[key] = (policy, jax.jit(jax.vmap(init)), jax.jit(jax.vmap(update)))
     return _COMPILED[key]
+
+
+def _filled_pool(params: Any, pool: Any) -> Any:
+    """A self-play pool (seeds x slots x ...) with ``params`` (seeds x ...) in every slot."""
+    return jax.tree.map(lambda x, q: jnp.broadcast_to(x[:, None], q.shape), params, pool)
 
 
 def _seed_keys(seeds: Sequence[int]) -> jax.Array:
@@ -56,23 +64,63 @@ class Trainer:
     """A run of one or several seeds trained side by side (:func:`make_train` vmapped
     over seeds: one jitted call updates them all). :meth:`update` advances every seed by
     one update and returns one row of plain floats per seed; :meth:`policies` gives the
-    current networks; ``runner=`` resumes (see :func:`load_runner`). The first update
+    current networks; ``runner=`` or :meth:`load_state` resumes. The first update
     compiles, unless jax's persistent compilation cache holds the program
-    (:mod:`memtab_env.jax.cache`, enabled here)."""
+    (:mod:`memtab_env.jax.cache`, enabled here).
+
+    An opponent curriculum (``opponent_switches``) is one run: each stage's update is
+    compiled for its opponents, and the update that starts a stage first deals fresh
+    games (and, for ``pool``, fills the pool with the current weights) while the weights,
+    the optimiser's state, the reward statistics and the update count carry on. Which
+    stage an update trains in follows from the update count alone, so a resumed run
+    switches exactly where an uninterrupted one does."""
 
     def __init__(self, config: PPOConfig, seeds: Sequence[int] | None = None,
                  runner: Runner | None = None) -> None:
         enable_compilation_cache()
         self.config = config
         self.seeds = list(seeds) if seeds is not None else [config.seed]
+        self.stages = config.opponent_stages()
         self.policy, self._init, self._update = _compiled(config)
         self.devices = _devices(config)
         self.runner = self.place(runner if runner is not None else self.initial_runner())
         self.seconds = 0.0
 
-    def initial_runner(self) -> Runner:
-        """A fresh runner (also the structure :func:`load_runner` fills in)."""
-        return self._init(_seed_keys(self.seeds))
+    def initial_runner(self, stage: int = 0) -> Runner:
+        """A fresh runner of ``stage`` of the curriculum (also the structure
+        :func:`load_runner` fills in)."""
+        init = self._init if stage == 0 else _compiled(self.config, stage)[1]
+        keys = _seed_keys(self.seeds)
+        if stage:  # a stage's fresh games are not the run's first deals again
+            keys = jax.vmap(lambda k: jax.random.fold_in(k, stage))(keys)
+        return init(keys)
+
+    def load_state(self, path: str | Path) -> None:
+        """Resume from :func:`save_runner`'s file, saved in whichever stage of the
+        curriculum (stages with and without ``pool`` opponents differ in structure)."""
+        from memtab_env.jax.ppo.checkpoints import load_runner
+
+        first_error = None
+        for stage in range(len(self.stages)):
+            try:
+                self.runner = self.place(load_runner(path, self.initial_runner(stage)))
+                return
+            except InvalidOptionError as exc:
+                first_error = first_error or exc
+        raise first_error
+
+    def _switch(self, stage: int) -> None:
+        """Start ``stage``: fresh games of its opponents, the pool filled with the current
+        weights when it plays ``pool``; everything else carries on."""
+        fresh = self.place(self.initial_runner(stage))
+        games = {name: getattr(fresh, name)
+                 for name in ("env_state", "h", "starts", "returns", "discounted")}
+        runner = dataclasses.replace(self.runner, **games)
+        if self.stages[stage][1] == "pool":
+            pool = _filled_pool(runner.params, runner.pool_params)
+            runner = dataclasses.replace(runner, pool_params=pool,
+                                         pool_count=jnp.ones_like(runner.pool_count))
+        self.runner = runner
 
     def place(self, runner: Runner) -> Runner:
         """``runner`` on the trainer's devices: the games (and their recurrent states)
@@ -117,7 +165,7 @@ class Trainer:
         stacked = jax.tree.map(lambda *xs: jnp.stack(xs), *params)
         pool = self.runner.pool_params
         if pool is not None:
-            pool = jax.tree.map(lambda x, q: jnp.broadcast_to(x[:, None], q.shape), stacked, pool)
+            pool = _filled_pool(stacked, pool)
         self.runner = self.place(dataclasses.replace(self.runner, params=stacked,
                                                      pool_params=pool))
 
@@ -135,11 +183,17 @@ class Trainer:
 
     def update(self) -> list[dict]:
         start = time.perf_counter()
-        self.runner, metrics = self._update(self.runner)
+        done = self.updates_done
+        stage = self.config.stage_at(done)
+        update = self._update if stage == 0 else _compiled(self.config, stage)[2]
+        if done and stage != self.config.stage_at(done - 1):
+            self._switch(stage)
+        self.runner, metrics = update(self.runner)
         metrics = jax.device_get(metrics)
         self.seconds += time.perf_counter() - start
+        extra = {"stage": float(stage)} if len(self.stages) > 1 else {}
         return [{**{k: float(v[i]) for k, v in metrics.items()}, "timesteps": self.timesteps,
-                 "seconds": self.seconds} for i in range(len(self.seeds))]
+                 "seconds": self.seconds, **extra} for i in range(len(self.seeds))]
 
     def policies(self) -> list[ActorCritic]:
         _, static = eqx.partition(self.policy, eqx.is_inexact_array)
