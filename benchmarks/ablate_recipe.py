@@ -2,7 +2,8 @@
 change, every variant trained by the study's own :func:`memtab_env.study.run.run_cell`
 (the seeds vmapped in one :class:`memtab_env.jax.ppo.Trainer`, scored by the study's
 scorer on the track's deals) and written as a study run file under
-``OUT/<variant>/<track>/``.
+``OUT/<variant>/<track>/`` (default ``results/ablation``: outside ``results/study``,
+whose run files are the study's one run per cell).
 
     python benchmarks/ablate_recipe.py --variant committed --timesteps 120000
     python benchmarks/ablate_recipe.py --list
@@ -23,6 +24,8 @@ VARIANTS: dict[str, dict] = {
     "committed": {},
     # the learning rate ends at a quarter of its start instead of zero
     "lr-floor": {"lr_floor": 0.25},
+    # no annealing: 2e-3 throughout
+    "constant-lr": {"anneal_lr": False},
     # whole-episode backprop: every rollout starts on fresh games; 64 steps of 32 games
     # keep the committed 2,048 samples per update and 512 per minibatch
     "whole-episode": {"fresh_rollouts": True, "num_envs": 32, "num_steps": 64},
@@ -41,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="GRU")
     parser.add_argument("--seeds", type=int, nargs="+", default=None, help="default: the study's")
     parser.add_argument("--timesteps", type=int, default=None, help="default: the track's budget")
-    parser.add_argument("--out", default="results/study/ablation")
+    parser.add_argument("--out", default="results/ablation")
     args = parser.parse_args(argv)
     if args.list or not args.variant:
         for name, fields in VARIANTS.items():

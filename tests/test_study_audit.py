@@ -128,6 +128,28 @@ def test_a_refused_run_file_never_reaches_the_page(tmp_path, study):
         audited_study_runs(tmp_path, CONFIG)
 
 
+def test_a_second_run_of_a_cell_is_refused_naming_the_first(tmp_path, study):
+    """Two run files of one cell (an ablation left in the study's folder, a copy) would
+    make the tables show whichever sorts last; the second is refused instead."""
+    first = _tree(tmp_path, SOLO)
+    copy = tmp_path / "study" / "ablation" / SOLO[0] / SOLO[1]
+    copy.parent.mkdir(parents=True)
+    shutil.copy(first, copy)
+    rejected = []
+    runs = collect_runs(tmp_path / "study", study, ROOT / "results",
+                        lambda p, e: rejected.append((p, str(e))))
+    assert [r["_path"] for r in runs] == [copy]  # sorted by path: ablation/ first
+    assert rejected[0][0] == first
+    assert "a second run of cell pelmanism-solo-none / none / GRU" in rejected[0][1]
+    assert str(copy) in rejected[0][1]
+
+
+def test_the_committed_study_holds_one_run_per_cell():
+    runs = audited_study_runs(ROOT / "results", CONFIG)
+    cells = [(r["track"], r["memory"], r["model"]) for r in runs]
+    assert len(cells) == len(set(cells)) == 36
+
+
 def test_without_the_study_config_nothing_is_shown_unaudited(tmp_path):
     _tree(tmp_path, SOLO)
     with pytest.raises(StudyError, match="audited against the study config"):

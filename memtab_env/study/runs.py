@@ -176,10 +176,13 @@ def collect_runs(out_dir: str | Path, study: Any = None, results_dir: str | Path
                  on_error: Any = None) -> list[dict[str, Any]]:
     """Every run file under ``out_dir`` (sorted by path), checked (:func:`load_run`) and,
     with the study config ``study``, audited (:func:`audit_run`; ``results_dir``: the
-    benchmark results that hold the anchors). A refused file raises :class:`StudyError`
-    or, with ``on_error(path, error)``, is reported and left out."""
+    benchmark results that hold the anchors). A study holds one run per cell (track,
+    memory model, architecture): a second file of a cell is refused, naming the first. A
+    refused file raises :class:`StudyError` or, with ``on_error(path, error)``, is
+    reported and left out."""
     root = Path(out_dir)
     runs = []
+    cells: dict[tuple[str, str, str], Path] = {}
     for path in sorted(root.rglob("*.json")):
         try:
             obj = untrusted.load_json(path, StudyError)
@@ -188,6 +191,12 @@ def collect_runs(out_dir: str | Path, study: Any = None, results_dir: str | Path
             run = load_run(path)
             if study is not None:
                 audit_run(run, path, study, None if results_dir is None else Path(results_dir))
+            cell = (run["track"], run["memory"], run["model"])
+            if cell in cells:
+                raise StudyError(f"{path}: a second run of cell {' / '.join(cell)} (the first: "
+                                 f"{cells[cell]}); a study holds one run per cell (keep other runs, "
+                                 "such as ablations, outside its folder)")
+            cells[cell] = path
         except MemTabError as exc:
             if on_error is None:
                 raise
