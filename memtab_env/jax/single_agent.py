@@ -29,7 +29,10 @@ As in the Gymnasium view, a game that the opponents end before the learner's fir
 action is dealt again (``state.redeals`` counts it, at most :data:`MAX_REDEALS` in a row;
 the numpy view raises past that, which jit cannot: the episode then starts finished, with
 ``terminated`` or ``truncated`` set and no learner action possible). The reward is the
-learner's reward from its step and the opponents' steps that follow. Illegal learner
+learner's reward from its step and the opponents' steps that follow; ``score_change`` is the
+learner's score change over the same steps (for a training reward that mixes the
+scheme's reward with the score, as :mod:`memtab_env.jax.ppo`'s ``score_reward`` does).
+Illegal learner
 actions follow the functional env's convention (the game ends, the learner gets the penalty).
 """
 
@@ -60,6 +63,8 @@ class SingleAgentState:
         legal_action_mask: bool[A], the learner's legal actions (all True once over, as
             pgx makes it: a masked softmax never meets an empty mask).
         reward: float32, the learner's reward from the last step (opponents included).
+        score_change: float32, the change of the learner's score (``game.scores``) over
+            the last step (opponents included); 0 after a reset.
         terminated, truncated: bool.
         learner: int32, the learner's seat.
         redeals: int32, deals the opponents ended before the learner's first action.
@@ -73,6 +78,7 @@ class SingleAgentState:
     observation: jax.Array
     legal_action_mask: jax.Array
     reward: jax.Array
+    score_change: jax.Array
     terminated: jax.Array
     truncated: jax.Array
     learner: jax.Array
@@ -82,7 +88,7 @@ class SingleAgentState:
     pool_seats: Any
     key: jax.Array
 
-    episode_end_fields = ("reward", "terminated", "truncated")
+    episode_end_fields = ("reward", "score_change", "terminated", "truncated")
 
     def replace(self, **changes: Any) -> SingleAgentState:
         return dataclasses.replace(self, **changes)
@@ -206,12 +212,14 @@ class SingleAgentEnv:
         return jax.lax.while_loop(waiting, act, (es, seen, pool_seats, jnp.float32(0.0), key))
 
     def _view(self, es: State, seen: jax.Array, pool_seats: Any, learner: jax.Array,
-              reward: jax.Array, redeals: jax.Array, key: jax.Array) -> SingleAgentState:
+              reward: jax.Array, redeals: jax.Array, key: jax.Array,
+              score_change: jax.Array | float = 0.0) -> SingleAgentState:
         over = es.terminated | es.truncated  # all True then, as the functional env's mask
         mask = (es.legal_action_mask & (es.current_player == learner)) | over
         return SingleAgentState(
             observation=self.env.observe(es, learner), legal_action_mask=mask,
-            reward=reward.astype(jnp.float32), terminated=es.terminated, truncated=es.truncated,
+            reward=reward.astype(jnp.float32), score_change=jnp.asarray(score_change, jnp.float32),
+            terminated=es.terminated, truncated=es.truncated,
             learner=learner, redeals=redeals, env_state=es, seen=seen, pool_seats=pool_seats,
             key=key)
 
@@ -274,4 +282,7 @@ class SingleAgentEnv:
         key, play_key = jax.random.split(state.key)
         es, seen, seats, more, _ = self._play_opponents(es, state.seen, state.pool_seats, learner,
                                                         play_key, pool)
-        return self._view(es, seen, seats, learner, reward + more, state.redeals, key)
+        scores = self.env.game.scores
+        change = scores(es.game)[learner] - scores(state.env_state.game)[learner]
+        return self._view(es, seen, seats, learner, reward + more, state.redeals, key,
+                          change.astype(jnp.float32))

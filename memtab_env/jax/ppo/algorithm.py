@@ -92,6 +92,8 @@ def rollout_step(config: PPOConfig, static: Any, env_step: Callable, carry: tupl
     env_state = env_step(env_state, action.astype(jnp.int32), env_key)
     done = env_state.terminated | env_state.truncated
     reward = env_state.reward
+    if config.score_reward:
+        reward = reward + config.score_reward * env_state.score_change
     returns = returns + reward
     if config.normalize_reward:
         discounted = discounted * config.gamma + reward

@@ -25,6 +25,8 @@ MAX_MEMORY_KWARG = 4096
 #: the largest learner-step count of the learning-rate schedule's fields
 MAX_LR_STEPS = 10**13
 LR_SCHEDULES = ("constant", "linear", "cosine")
+#: the largest weight of the score in the training reward's mix
+MAX_SCORE_REWARD = 100.0
 #: the opponents a curriculum switches between: those of the single-agent JAX view
 SWITCH_OPPONENTS = OPPONENTS
 
@@ -115,6 +117,14 @@ class PPOConfig:
     normalize_reward: bool = True
     """divide rewards by a running standard deviation of the discounted return (as
     gymnasium's ``NormalizeReward``), so one set of coefficients fits every reward scheme"""
+    score_reward: float = 0.0
+    """the training reward's mix: each learner step's reward is the env's (its ``reward``
+    option: ``win``, ``score`` or ``turns``) plus ``score_reward`` times the learner's
+    score change over the step, opponents' flips included
+    (:attr:`memtab_env.jax.SingleAgentState.score_change`). With ``reward: win``, 0 trains
+    on the sparse win alone, a small weight (e.g. 0.05) adds a dense signal for every pair
+    or tableau card won; a mix only shapes training: evaluation and the logged win rate
+    are the env scheme's"""
     update_epochs: int = 4
     num_minibatches: int = 4
     seed: int = 0
@@ -233,6 +243,10 @@ class PPOConfig:
             raise InvalidOptionError(
                 f"num_envs ({self.num_envs}) must be a multiple of num_minibatches "
                 f"({self.num_minibatches}): minibatches split the games")
+        if isinstance(self.score_reward, bool) or not isinstance(self.score_reward, (int, float)) \
+                or not 0 <= self.score_reward <= MAX_SCORE_REWARD:
+            raise InvalidOptionError(f"score_reward must be a number in [0, {MAX_SCORE_REWARD}], "
+                                     f"got {self.score_reward!r:.60}")
         for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef",
                      "max_grad_norm"):
             value = getattr(self, name)
