@@ -199,6 +199,9 @@ class SB3Agent:
         self.rng = np.random.default_rng(seed)
         self.name = f"sb3:{path.name}"
         self.illegal_choices = 0
+        #: the scores (probabilities, Q-values for DQN) of the last deterministic choice,
+        #: which it maximised among the legal flips; None after a sampled one
+        self.last_scores: np.ndarray | None = None
         self._lstm: tuple[Any, Any] | None = None
         self._episode_start = True
 
@@ -259,7 +262,9 @@ class SB3Agent:
             self.illegal_choices += 1
         if self.deterministic or self.algo == "DQN":
             masked = np.where(legal, scores, -np.inf)
+            self.last_scores = masked
             return int(np.argmax(masked))
+        self.last_scores = None
         p = np.where(legal, np.maximum(scores, 0.0), 0.0)
         if p.sum() <= 0.0:
             p = legal.astype(np.float64)

@@ -20,6 +20,15 @@ def make_raw_env(game: str = "memtab", **options: Any) -> Any:
     return load(f"{game_spec(game).aec_module}:raw_env")(**options)
 
 
+def reset_agents(agents: Sequence[Any], seed: int | None) -> None:
+    """Reset every agent that has a ``reset(seed)`` method with its seat's seed, derived
+    from the game's ``seed`` as the protocol does."""
+    agent_seeds = np.random.SeedSequence(seed).generate_state(len(agents))
+    for a, s in zip(agents, agent_seeds, strict=True):
+        if hasattr(a, "reset"):
+            a.reset(seed=int(s))
+
+
 def play_game(env: Any, agents: Sequence[Any], seed: int | None = None,
               layout: Sequence[Any] | None = None) -> dict[str, Any]:
     """Play one game in ``env`` (a bare AEC env) with ``agents[s]`` in seat ``s``; return
@@ -28,10 +37,7 @@ def play_game(env: Any, agents: Sequence[Any], seed: int | None = None,
     if len(agents) != len(env.possible_agents):
         raise ValueError(f"{len(env.possible_agents)} seats need {len(env.possible_agents)} agents, "
                          f"got {len(agents)}")
-    agent_seeds = np.random.SeedSequence(seed).generate_state(len(agents))
-    for a, s in zip(agents, agent_seeds, strict=True):
-        if hasattr(a, "reset"):
-            a.reset(seed=int(s))
+    reset_agents(agents, seed)
     env.reset(seed=seed, options={"layout": list(layout)} if layout is not None else None)
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()

@@ -95,16 +95,42 @@ def result_agent(result: dict[str, Any], run: int, path: Path, root: Path) -> Ag
     return AgentSpec(str(model), label, kwargs)
 
 
+#: how far below its best score a deterministic policy's recorded flip may score and still
+#: count as its choice: a tie broken the other way by float rounding (relative to
+#: ``max(1, |best|)``; a policy's probabilities tie within a few float32 ulps, about 1e-7,
+#: where CPUs round differently)
+NEAR_TIE = 1e-6
+
+
+def _near_tie(agent: Any, chosen: int, recorded: Any) -> float | None:
+    """How far the recorded flip scores below ``agent``'s choice, if the agent chose by
+    the best score (its ``last_scores``) and the gap is within :data:`NEAR_TIE`; None
+    otherwise."""
+    scores = getattr(agent, "last_scores", None)
+    if scores is None or isinstance(recorded, bool) or not isinstance(recorded, int) \
+            or not 0 <= recorded < len(scores):
+        return None
+    gap = float(scores[chosen]) - float(scores[recorded])
+    return gap if 0 <= gap <= NEAR_TIE * max(1.0, abs(float(scores[chosen]))) else None
+
+
 def reproduce_game(record: dict[str, Any], players: Sequence[Any],
-                   track_deal: tuple[Track, int] | None = None) -> str | None:
+                   track_deal: tuple[Track, int] | None = None,
+                   counts: dict[str, int] | None = None) -> str | None:
     """Play ``record``'s game again with ``players[s]`` in seat ``s`` (each reset from the
     game's seed as :func:`memtab_env.play.play_game` does); None when every action is the
     recorded one, else a sentence naming the first action that differs and its seat.
 
+    Each agent chooses from its observation and the game goes on with the recorded flip,
+    so that a deterministic policy whose choice and the recorded flip score within
+    :data:`NEAR_TIE` of each other (a tie that another CPU's float rounding breaks the
+    other way) is still the agent that played; every other difference refuses the game.
+    ``counts["near_ties"]`` (when given) counts such choices.
+
     With ``track_deal = (track, d)`` the game is dealt as deal ``d`` of ``track`` (its
     options, its seed for the deal), whatever the record says about its seed, layout or
     options, and the record's layout must be that deal's."""
-    from memtab_env.play import make_raw_env, play_game
+    from memtab_env.play import make_raw_env, reset_agents
 
     if track_deal is not None:
         track, d = track_deal
@@ -117,19 +143,38 @@ def reproduce_game(record: dict[str, Any], players: Sequence[Any],
         layout = record["layout"] if record.get("deal") == "layout" else None
         if seed is None and layout is None:
             return "the record names no seed and no layout: its game cannot be dealt again"
+    recorded = record["actions"]
+    k = 0
     try:
-        again = play_game(env, list(players), seed=seed, layout=layout)
+        reset_agents(players, seed)
+        env.reset(seed=seed, options={"layout": list(layout)} if layout is not None else None)
+        if track_deal is not None and record.get("layout") != env.record()["layout"]:
+            return f"its layout is not deal {track_deal[1]} of track {track_deal[0].key} (seed {seed})"
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = env.agent_name_mapping[name]
+            chosen = int(players[seat].act(obs))
+            if k >= len(recorded):
+                return (f"the record has {len(recorded)} actions, the named agents play on (seat {seat} "
+                        f"plays {chosen} next)")
+            a = recorded[k]
+            if a.get("player") != seat:
+                return f"action {k}: the record has seat {a.get('player')} play, seat {seat} is on turn"
+            if a.get("action") != chosen:
+                if _near_tie(players[seat], chosen, a.get("action")) is None:
+                    return (f"action {k}: the record has seat {seat} play {a.get('action')!r}, "
+                            f"the named agent in seat {seat} plays {chosen}")
+                if counts is not None:
+                    counts["near_ties"] = counts.get("near_ties", 0) + 1
+            env.step(int(a["action"]))
+            k += 1
     except Exception as exc:  # an agent that cannot play the recorded position
         return f"the named agents cannot play this game again: {type(exc).__name__}: {exc}"
-    if track_deal is not None and record.get("layout") != again["layout"]:
-        return f"its layout is not deal {track_deal[1]} of track {track_deal[0].key} (seed {seed})"
-    recorded, played = record["actions"], again["actions"]
-    for k, (a, b) in enumerate(zip(recorded, played, strict=False)):
-        if a.get("player") != b["player"] or a.get("action") != b["action"]:
-            return (f"action {k}: the record has seat {a.get('player')} play {a.get('action')!r}, "
-                    f"the named agent in seat {b['player']} plays {b['action']}")
-    if len(recorded) != len(played):
-        return f"the record has {len(recorded)} actions, the named agents play {len(played)}"
+    if k != len(recorded):
+        return f"the record has {len(recorded)} actions, the game ends after {k}"
     return None
 
 

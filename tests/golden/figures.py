@@ -13,7 +13,9 @@ the same figures for a shipped recurrent policy (``rppo-memtab-none``) on the fi
 of ``memtab-2p-none``: its games follow the float arithmetic of the platform (its most
 probable flip is often within rounding of the next), so they are compared on the platform
 that wrote them. ``quick_short.json`` holds training figures, which follow the env's
-streams and the platform. ``--accept`` rewrites these two with the platform it ran on.
+streams and the platform. These two are kept per CPU: ``<name>.json`` from the platform
+that played the leaderboard's records, ``<name>.<cpu>.json`` from others; ``--accept``
+writes (or rewrites) the file of the CPU it runs on.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -111,6 +114,34 @@ def same_platform(recorded: dict[str, Any]) -> bool:
     return all(recorded.get(k) == here.get(k) for k in SAME_PLATFORM)
 
 
+def platform_files(path: Path) -> list[Path]:
+    """The committed files of one platform-bound golden case: ``path`` (the platform
+    that played the leaderboard's records) and ``<stem>.<cpu>.json`` for other CPUs."""
+    return [p for p in (path, *sorted(path.parent.glob(f"{path.stem}.*.json"))) if p.exists()]
+
+
+def committed_here(path: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The file of ``path``'s case written on this platform, and its contents."""
+    for p in platform_files(path):
+        data = json.loads(p.read_text())
+        if same_platform(data["platform"]):
+            return p, data
+    return None
+
+
+def file_for_here(path: Path) -> Path:
+    """Where ``--accept`` writes ``path``'s case on this platform: the file written on
+    this CPU, else ``path`` if there is none yet, else a new ``<stem>.<cpu>.json``."""
+    cpu = platform_info()["cpu"]
+    for p in platform_files(path):
+        if json.loads(p.read_text())["platform"].get("cpu") == cpu:
+            return p
+    if not path.exists():
+        return path
+    slug = re.sub(r"[^a-z0-9]+", "-", cpu.lower()).strip("-") or "cpu"
+    return path.with_name(f"{path.stem}.{slug}.json")
+
+
 def _write(path: Path, figures: dict[str, Any]) -> None:
     path.write_text(json.dumps({**figures, "platform": platform_info()}, indent=1, sort_keys=True) + "\n")
 
@@ -133,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             now = quick_short_figures(Path(tmp))
+    if args.which != "evaluation":  # platform-bound: this platform's file
+        path = file_for_here(path)
     old = _strip(json.loads(path.read_text())) if path.exists() else None
     if old == now:
         print(f"{path}: unchanged")

@@ -29,6 +29,9 @@ class JaxPPOAgent:
         view = make_view(self.config)
         self._shapes = ((view.obs_size,), (view.num_actions,))
         self.deterministic = deterministic
+        #: the logits of the last deterministic choice (illegal flips masked), which it
+        #: maximised; None after a sampled one
+        self.last_scores: np.ndarray | None = None
         self.name = f"jax-ppo:{Path(path).stem}"
         self._step = eqx.filter_jit(type(self.policy).step)
         self.reset(seed)
@@ -53,6 +56,8 @@ class JaxPPOAgent:
                                         jnp.bool_(self._start), jnp.asarray(mask))
         self._start = False
         if self.deterministic:
+            self.last_scores = np.asarray(logits, np.float64)
             return int(jnp.argmax(logits))
+        self.last_scores = None
         self._key, sub = jax.random.split(self._key)
         return int(jax.random.categorical(sub, logits))
