@@ -31,6 +31,8 @@ VARIANTS: dict[str, dict] = {
     "whole-episode": {"fresh_rollouts": True, "num_envs": 32, "num_steps": 64},
     "whole-episode+lr-floor": {"fresh_rollouts": True, "num_envs": 32, "num_steps": 64,
                                "lr_floor": 0.25},
+    # the training reward mix: the win plus 0.05 x the learner's score change per step
+    "score-mix": {"score_reward": 0.05},
 }
 
 

@@ -79,3 +79,24 @@ def test_the_device_check_runs_tiny_on_a_cpu(capsys: pytest.CaptureFixture) -> N
     out = capsys.readouterr().out
     assert out.startswith("JAX ") and "env flips/s  MemTab-v0 2p, obs, B=16:" in out
     assert "PPO steps/s  flat GRU, 4 games x 8 steps:" in out and "first update" in out
+
+
+@pytest.mark.parametrize("config", ["configs/study.yaml", "configs/study_memtab.yaml"])
+def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(config: str) -> None:
+    """``ablate_recipe``: each variant's fields over the study's ``ppo`` give a checked
+    PPO config in every cell of the study (a misspelt field or a bad value fails here,
+    not an hour into a run), and each variant changes the config."""
+    pytest.importorskip("jax")
+    import dataclasses
+
+    from memtab_env.study import load_study
+    from memtab_env.study.run import ppo_config
+
+    variants = _script("ablate_recipe").VARIANTS
+    study = load_study(ROOT / config)
+    committed = {cell: ppo_config(study, study.tracks[cell[0]], cell[1], cell[2]) for cell in study.cells()}
+    for name, fields in variants.items():
+        varied = dataclasses.replace(study, ppo={**study.ppo, **fields})
+        for (track, memory, model), base in committed.items():
+            config_ = ppo_config(varied, varied.tracks[track], memory, model)
+            assert (config_ == base) == (name == "committed"), (name, track, memory, model)
