@@ -53,6 +53,7 @@ def main(
     """Run ``memtab play``; returns the exit status (0, or 2 for bad options)."""
     from memtab_env import agents, memtab_v0
     from memtab_env.errors import InvalidOptionError
+    from memtab_env.play import turns
 
     output_fn = output_fn or (lambda text: print(text))
     ap = build_parser()
@@ -87,12 +88,7 @@ def main(
     }
     output_fn(f"MemTab, {n} player(s), memory {args.memory}: you are {me}. '?' for help.")
     try:
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.agent_name_mapping[name]
+        for name, seat, obs in turns(env):
             env.step(int(seats[seat].act(obs)))
             what = env.describe_last().removeprefix(f"{name} ")
             output_fn(f"You {what.replace('flips', 'flip', 1)}" if seat == args.seat

@@ -7,7 +7,7 @@ returns its record (``docs/record_format.md``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,13 +39,21 @@ def play_game(env: Any, agents: Sequence[Any], seed: int | None = None,
                          f"got {len(agents)}")
     reset_agents(agents, seed)
     env.reset(seed=seed, options={"layout": list(layout)} if layout is not None else None)
+    for _, seat, obs in turns(env):
+        env.step(int(agents[seat].act(obs)))
+    return env.record()
+
+
+def turns(env: Any) -> Iterator[tuple[str, int, Any]]:
+    """``(agent name, seat, observation)`` of every turn of ``env``'s game (the AEC loop:
+    the caller steps the env with the turn's action; agents whose game is over are
+    stepped with None here)."""
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
-        env.step(int(agents[env.agent_name_mapping[name]].act(obs)))
-    return env.record()
+        yield name, env.agent_name_mapping[name], obs
 
 
 def win_shares(record: dict[str, Any]) -> list[float]:

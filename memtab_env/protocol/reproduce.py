@@ -130,7 +130,7 @@ def reproduce_game(record: dict[str, Any], players: Sequence[Any],
     With ``track_deal = (track, d)`` the game is dealt as deal ``d`` of ``track`` (its
     options, its seed for the deal), whatever the record says about its seed, layout or
     options, and the record's layout must be that deal's."""
-    from memtab_env.play import make_raw_env, reset_agents
+    from memtab_env.play import make_raw_env, reset_agents, turns
 
     if track_deal is not None:
         track, d = track_deal
@@ -150,12 +150,7 @@ def reproduce_game(record: dict[str, Any], players: Sequence[Any],
         env.reset(seed=seed, options={"layout": list(layout)} if layout is not None else None)
         if track_deal is not None and record.get("layout") != env.record()["layout"]:
             return f"its layout is not deal {track_deal[1]} of track {track_deal[0].key} (seed {seed})"
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.agent_name_mapping[name]
+        for _, seat, obs in turns(env):
             chosen = int(players[seat].act(obs))
             if k >= len(recorded):
                 return (f"the record has {len(recorded)} actions, the named agents play on (seat {seat} "
