@@ -102,16 +102,15 @@ def result_agent(result: dict[str, Any], run: int, path: Path, root: Path) -> Ag
 NEAR_TIE = 1e-6
 
 
-def _near_tie(agent: Any, chosen: int, recorded: Any) -> float | None:
-    """How far the recorded flip scores below ``agent``'s choice, if the agent chose by
-    the best score (its ``last_scores``) and the gap is within :data:`NEAR_TIE`; None
-    otherwise."""
+def _near_tie(agent: Any, chosen: int, recorded: Any) -> bool:
+    """Whether ``agent`` chose by its best score (its ``last_scores``) and the recorded
+    flip scores within :data:`NEAR_TIE` of its choice."""
     scores = getattr(agent, "last_scores", None)
     if scores is None or isinstance(recorded, bool) or not isinstance(recorded, int) \
             or not 0 <= recorded < len(scores):
-        return None
+        return False
     gap = float(scores[chosen]) - float(scores[recorded])
-    return gap if 0 <= gap <= NEAR_TIE * max(1.0, abs(float(scores[chosen]))) else None
+    return 0 <= gap <= NEAR_TIE * max(1.0, abs(float(scores[chosen])))
 
 
 def reproduce_game(record: dict[str, Any], players: Sequence[Any],
@@ -159,7 +158,7 @@ def reproduce_game(record: dict[str, Any], players: Sequence[Any],
             if a.get("player") != seat:
                 return f"action {k}: the record has seat {a.get('player')} play, seat {seat} is on turn"
             if a.get("action") != chosen:
-                if _near_tie(players[seat], chosen, a.get("action")) is None:
+                if not _near_tie(players[seat], chosen, a.get("action")):
                     return (f"action {k}: the record has seat {seat} play {a.get('action')!r}, "
                             f"the named agent in seat {seat} plays {chosen}")
                 if counts is not None:
