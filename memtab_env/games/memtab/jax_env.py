@@ -17,7 +17,7 @@ import numpy as np
 from memtab_env.games.memtab import rules_kernels as K
 from memtab_env.games.memtab.observation import MemTabEncoder
 from memtab_env.games.memtab.rules import MemTab, parse_layout
-from memtab_env.jax.encoding import one_hot_rows
+from memtab_env.jax.encoding import bit_set, one_hot, pack_bytes, raw
 from memtab_env.jax.env import shuffle
 
 P = K.NUM_POSITIONS
@@ -181,9 +181,9 @@ class MemTabJax:
         """The flat int8 observation of ``observer``: the layout of
         :class:`memtab_env.games.memtab.observation.MemTabEncoder`, value for value.
 
-        Built from per-position values (:func:`memtab_env.jax.encoding.one_hot_rows`) and
-        each tableau as a bit set of kinds (a tableau never holds both cards of a kind: the
-        second one takes the first away), so no step reduces over positions x kinds."""
+        Each tableau is a bit set of kinds (a tableau never holds both cards of a kind:
+        the second one takes the first away), so no step reduces over positions x kinds;
+        :func:`memtab_env.jax.encoding.pack_bytes` lays out the bytes."""
         n = self.num_players
         kind = gs.layout
         rel = jnp.where(gs.status == TABLEAU, (gs.owner.astype(jnp.int32) - observer) % n, -1)
@@ -192,12 +192,15 @@ class MemTabJax:
         tableaux = jnp.right_shift(held[:, None], jnp.arange(NUM_KINDS)) & 1  # [n, kinds], observer first
         scores = jnp.sum(tableaux * jnp.asarray(_POINTS), axis=1)
         live = ~gs.over
-        flip = (jnp.arange(3) == gs.flip) & live
-        turn = (jnp.arange(n) == (gs.current - observer) % n) & live
-        card = one_hot_rows(kind, NUM_KINDS, self.visible(gs, remembered))
-        return jnp.concatenate([
-            one_hot_rows(gs.status, 4), card, tableaux.astype(jnp.int8).ravel(), scores.astype(jnp.int8),
-            flip.astype(jnp.int8), turn.astype(jnp.int8)])
+        bounds = next(f for f in self.encoder.fields if f.name == "scores")
+        return pack_bytes([
+            one_hot(gs.status, 4),
+            one_hot(kind, NUM_KINDS, self.visible(gs, remembered)),
+            bit_set(held, NUM_KINDS),
+            raw(scores, bounds.low, bounds.high),
+            one_hot(jnp.where(live, gs.flip, -1)[None], 3),
+            one_hot(jnp.where(live, (gs.current - observer) % n, -1)[None], n),
+        ])
 
     # -- the greedy opponent --------------------------------------------------------
     def greedy_target(self, gs: MemTabGameState, seen: jax.Array, legal: jax.Array) -> jax.Array:

@@ -15,7 +15,7 @@ import numpy as np
 
 from memtab_env.games.pelmanism.observation import PelmanismEncoder
 from memtab_env.games.pelmanism.rules import DOWN, GONE, UP, Pelmanism
-from memtab_env.jax.encoding import one_hot_rows
+from memtab_env.jax.encoding import one_hot, pack_bytes, raw
 from memtab_env.jax.env import shuffle
 
 
@@ -158,11 +158,14 @@ class PelmanismJax:
         n = self.num_players
         order = (jnp.arange(n) + observer) % n
         live = ~gs.over
-        flip = (jnp.arange(2) == gs.flip) & live
-        turn = (jnp.arange(n) == (gs.current - observer) % n) & live
-        card = one_hot_rows(gs.kinds, self.num_kinds, self.visible(gs, remembered))
-        return jnp.concatenate([one_hot_rows(gs.status, 3), card, gs.pairs[order].astype(jnp.int8),
-                                flip.astype(jnp.int8), turn.astype(jnp.int8)])
+        pairs = next(f for f in self.encoder.fields if f.name == "pairs")
+        return pack_bytes([
+            one_hot(gs.status, 3),
+            one_hot(gs.kinds, self.num_kinds, self.visible(gs, remembered)),
+            raw(gs.pairs[order], pairs.low, pairs.high),
+            one_hot(jnp.where(live, gs.flip, -1)[None], 2),
+            one_hot(jnp.where(live, (gs.current - observer) % n, -1)[None], n),
+        ])
 
     # -- the greedy opponent --------------------------------------------------------
     def greedy_target(self, gs: PelmanismGameState, seen: jax.Array, legal: jax.Array
