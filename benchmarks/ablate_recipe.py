@@ -33,6 +33,10 @@ VARIANTS: dict[str, dict] = {
                                "lr_floor": 0.25},
     # the training reward mix: the win plus 0.05 x the learner's score change per step
     "score-mix": {"score_reward": 0.05},
+    # the reward mix, and `greedy` (a player with perfect memory) as the opponent from
+    # 100,352 steps (49 updates of 2,048), when the MemTab reference beats `random` in
+    # nine games of ten and its win no longer teaches it much
+    "greedy-from-100k+score-mix": {"opponent_switches": "greedy@100352", "score_reward": 0.05},
 }
 
 

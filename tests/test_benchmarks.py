@@ -85,11 +85,13 @@ def test_the_device_check_runs_tiny_on_a_cpu(capsys: pytest.CaptureFixture) -> N
 def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(config: str) -> None:
     """``ablate_recipe``: each variant's fields over the study's ``ppo`` give a checked
     PPO config in every cell of the study (a misspelt field or a bad value fails here,
-    not an hour into a run), and each variant changes the config."""
+    not an hour into a run), and each variant changes the config. A variant that switches
+    the opponents is refused, by name, only where those opponents already play."""
     pytest.importorskip("jax")
     import dataclasses
 
     from memtab_env.study import load_study
+    from memtab_env.study.grid import StudyError
     from memtab_env.study.run import ppo_config
 
     variants = _script("ablate_recipe").VARIANTS
@@ -98,5 +100,10 @@ def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(con
     for name, fields in variants.items():
         varied = dataclasses.replace(study, ppo={**study.ppo, **fields})
         for (track, memory, model), base in committed.items():
+            switches = [item.partition("@")[0] for item in fields.get("opponent_switches", "").split(",")]
+            if base.opponents in switches:
+                with pytest.raises(StudyError, match="switches to the opponents already playing"):
+                    ppo_config(varied, varied.tracks[track], memory, model)
+                continue
             config_ = ppo_config(varied, varied.tracks[track], memory, model)
             assert (config_ == base) == (name == "committed"), (name, track, memory, model)

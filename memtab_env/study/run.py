@@ -182,10 +182,12 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         save(p, policy, dataclasses.replace(config, seed=seed),
              {"study": {"track": track_id, "memory": memory, "model": model}})
         policies.append(p)
+    agent_kwargs: dict[str, Any] = {}
     if track.score == "benchmark":  # the benchmark's own scale, as the leaderboard's
-        from memtab_env.study.scores import benchmark_score
+        from memtab_env.study.scores import benchmark_score, final_agent
 
-        final = [benchmark_score(p, track.scored_on, study.final_deals) for p in policies]
+        agent_kwargs = final_agent(memory, track.scored_on)
+        final = [benchmark_score(p, track.scored_on, study.final_deals, agent_kwargs) for p in policies]
     else:
         final = [scorer.score(jax.tree.map(lambda x, i=i: x[i], trainer.runner.params),
                               study.final_deals) for i in range(len(study.seeds))]
@@ -202,6 +204,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         "config": {k: v for k, v in config.to_json().items() if k != "seed"},
         "final_deals": study.final_deals,
         "final_scale": track.score,
+        **({"final_agent": agent_kwargs} if agent_kwargs else {}),
         "final": final,
         "curves": curves,
         "training": training,
@@ -215,6 +218,41 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
     log(f"{track_id} {memory} {model}: final IQM {_iqm([f['score'] for f in final]):+.3f} "
         f"({seconds:.0f} s, {run['steps_per_second']:.0f} steps/s)")
     return run
+
+
+def rescore_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path,
+                 log: Any = print) -> bool:
+    """Score the cell's saved policies again on its benchmark track if its run file's
+    final scores are not on the benchmark's scale (an older file, scored by the JAX proxy)
+    or were played with other agent keyword arguments than
+    :func:`memtab_env.study.scores.final_agent` gives. Curves and training are kept; the
+    platform of the new scores is recorded as ``final_platform``. Returns whether it did."""
+    from memtab_env.study.runs import load_run
+    from memtab_env.study.scores import benchmark_score, final_agent
+
+    path = run_path(out_dir, track_id, memory, model)
+    track = study.tracks[track_id]
+    if track.score != "benchmark" or not path.exists():
+        return False
+    run = load_run(path)
+    agent_kwargs = final_agent(memory, track.scored_on)
+    if run.get("final_scale") == "benchmark" and run.get("final_agent", {}) == agent_kwargs:
+        return False
+    policies = [policy_path(path, seed) for seed in run["seeds"]]
+    missing = [p.name for p in policies if not p.is_file()]
+    if missing:
+        raise StudyError(f"{path}: rescoring needs its policies beside it; missing {', '.join(missing)}")
+    start = time.perf_counter()
+    run["final"] = [benchmark_score(p, track.scored_on, run["final_deals"], agent_kwargs) for p in policies]
+    run["final_scale"] = "benchmark"
+    run.pop("final_agent", None)
+    if agent_kwargs:
+        run["final_agent"] = agent_kwargs
+    run["final_platform"] = platform_info()
+    write_json(path, run, indent=1, sort_keys=True)
+    log(f"{track_id} {memory} {model}: rescored with {agent_kwargs}: final IQM "
+        f"{_iqm([f['score'] for f in run['final']]):+.3f} ({time.perf_counter() - start:.0f} s)")
+    return True
 
 
 def platform_info() -> dict[str, Any]:
@@ -313,6 +351,12 @@ def _parser(study: Study | None) -> argparse.ArgumentParser:
                     help="write the committed study: run files under RESULTS/study, figures in "
                          "docs/study, LEADERBOARD.md rebuilt")
     ap.add_argument("--report-only", action="store_true", help="train nothing")
+    ap.add_argument("--rescore", action="store_true",
+                    help="train nothing; on tracks scored by the benchmark, score again the saved "
+                         "policies of the run files whose final scores are not the benchmark's as the "
+                         "study plays it now (an older file on the JAX proxy's scale; a perfect-memory "
+                         "cell on a track whose env forgets, which plays with recall: "
+                         "memtab_env.study.scores.final_agent)")
     return ap
 
 
@@ -372,7 +416,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if path is not None and _committed(path, results):
                     raise StudyError(f"{what} {path} is a committed result of the study: writing it "
                                      "takes --write-committed")
-        if not args.report_only:
+        if args.rescore:
+            for track, memory, model in study.cells(args.tracks, args.models, args.memories):
+                rescore_cell(study, track, memory, model, out, log=lambda line: print(line, flush=True))
+        elif not args.report_only:
             cells = study.cells(args.tracks, args.models, args.memories)
             for k, (track, memory, model) in enumerate(cells, 1):
                 head = f"[{k}/{len(cells)}] {track} {memory} {model}"

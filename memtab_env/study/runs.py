@@ -42,6 +42,9 @@ def load_run(path: Path) -> dict[str, Any]:
     if "final_scale" in run and run["final_scale"] not in FINAL_SCALES:
         raise StudyError(f"{where}: final_scale must be one of {list(FINAL_SCALES)}, got "
                          f"{run['final_scale']!r:.40}")
+    if "final_agent" in run and run["final_agent"] not in ({}, {"recall": True}):
+        raise StudyError(f"{where}: final_agent must be {{}} or {{\"recall\": true}}, got "
+                         f"{str(run['final_agent']):.60}")
     n = len(run["seeds"])
     if n == 0 or len(run["final"]) != n or len(run["curves"]) != n:
         raise StudyError(f"{where}: seeds, final and curves must have one entry per seed")
@@ -97,10 +100,15 @@ def _benchmark_scorer(run: dict[str, Any], study: Any) -> tuple[Any, float, list
     track = TRACKS[study.tracks[run["track"]].scored_on]
     if track.normalised(1.0) is None:
         raise StudyError(f"benchmark track {track.id} has no anchors yet (results/set_anchors.py)")
+    names = [f"win_rate_{o}" for o in track.opponents]
 
     def bench(f: dict[str, Any]) -> float:
+        mean = sum(f[k] for k in names) / len(names)  # the track's opponents weigh alike
+        if not math.isclose(f["win_rate"], mean, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
+            raise StudyError(f"win_rate: {f['win_rate']!r} is not the mean of {', '.join(names)} "
+                             f"({mean!r})")
         return track.normalised(f["win_rate"])
-    return bench, track.normalised(1.0), ["win_rate"]
+    return bench, track.normalised(1.0), ["win_rate", *names]
 
 
 def _check_point(f: Any, score_of: Any, top: float, names: list[str], where: str) -> None:
@@ -117,7 +125,10 @@ def _check_point(f: Any, score_of: Any, top: float, names: list[str], where: str
     if f["score"] > top + TOLERANCE:
         raise StudyError(f"{where}.score: {f['score']!r} is above the highest score the anchors allow "
                          f"({top!r})")
-    again = score_of(f)
+    try:
+        again = score_of(f)
+    except StudyError as exc:
+        raise StudyError(f"{where}.{exc}") from None
     if not math.isclose(f["score"], again, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
         raise StudyError(f"{where}.score: the file says {f['score']!r}, its {', '.join(names)} and the "
                          f"track's anchors give {again!r}")
@@ -160,6 +171,14 @@ def audit_run(run: dict[str, Any], path: Path, study: Any, results_dir: Path | N
     score_of, top, names = _scorer(run, study, results_dir, where)
     final_of, final_top, final_names = (_benchmark_scorer(run, study) if final_scale(run) == "benchmark"
                                         else (score_of, top, names))
+    if final_scale(run) == "benchmark":
+        from memtab_env.study.scores import final_agent
+
+        expected = final_agent(run["memory"], study.tracks[run["track"]].scored_on)
+        if run.get("final_agent", {}) != expected:
+            raise StudyError(f"{where}: field final_agent: {run.get('final_agent', {})}, a cell trained "
+                             f"under {run['memory']!r} plays its benchmark track with {expected} "
+                             "(memtab_env.study.scores.final_agent): score it again")
     for i, f in enumerate(run["final"]):
         _check_point(f, final_of, final_top, final_names, f"{where}: field final[{i}]")
     for i, curve in enumerate(run["curves"]):

@@ -67,18 +67,35 @@ FINAL_SCALES = {
 }
 
 
-def benchmark_score(policy: Path, track_id: str, deals: int) -> dict[str, float]:
+def final_agent(memory: str, track_id: str) -> dict[str, Any]:
+    """The agent keyword arguments with which a cell trained under ``memory`` plays the
+    benchmark track ``track_id``: ``{"recall": True}`` for a cell trained under
+    ``perfect`` on a track whose env forgets (the perfect-memory reference keeps its own
+    record of what it was shown, :class:`memtab_env.observations.recall.PerfectRecall`,
+    and so sees what it was trained on; without it the reference would play blind),
+    ``{}`` otherwise."""
+    from memtab_env.memory import parse_memory
+    from memtab_env.protocol.tracks import TRACKS
+
+    track_memory = str(parse_memory(TRACKS[track_id].options.get("memory", "perfect")))
+    return {"recall": True} if memory == "perfect" and track_memory != "perfect" else {}
+
+
+def benchmark_score(policy: Path, track_id: str, deals: int,
+                    agent_kwargs: dict[str, Any] | None = None) -> dict[str, float]:
     """The benchmark's own score of the saved policy ``policy`` on the benchmark track
     ``track_id``: ``memtab evaluate``'s protocol on the track's first ``deals`` deals
     (every seat rotation, every reference opponent, ``expert`` included, the policy played
-    as the benchmark plays it) and :meth:`~memtab_env.protocol.tracks.Track.normalised`
-    of its mean win rate. One normalised scale per track id: the leaderboard's figure of
-    the same policy on the same deals is this one."""
+    as the benchmark plays it, with ``agent_kwargs``: :func:`final_agent`) and
+    :meth:`~memtab_env.protocol.tracks.Track.normalised` of its mean win rate. One
+    normalised scale per track id: the leaderboard's figure of the same policy, played
+    with the same keyword arguments on the same deals, is this one."""
     from memtab_env.protocol import evaluate as ev
     from memtab_env.protocol.tracks import TRACKS
 
     track = TRACKS[track_id]
-    result, _ = ev.evaluate(track, [ev.resolve_agent(str(policy), track.game)], policy.stem, deals)
+    agent = ev.resolve_agent(str(policy), track.game, kwargs=agent_kwargs)
+    result, _ = ev.evaluate(track, [agent], policy.stem, deals)
     run = result["runs"][0]
     if run["normalised_score"] is None:
         raise StudyError(f"benchmark track {track_id} has no anchors yet (results/set_anchors.py)")

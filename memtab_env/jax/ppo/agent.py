@@ -18,10 +18,15 @@ from memtab_env.jax.ppo.networks import make_view
 class JaxPPOAgent:
     """A trained JAX PPO policy (a :func:`save` zip) as an agent (``reset``/``act`` on AEC
     observation dicts), CPU inference, one game at a time. It sees an observation each
-    time it acts, as in training; ``deterministic`` plays the most likely legal flip."""
+    time it acts, as in training; ``deterministic`` plays the most likely legal flip.
+
+    ``recall`` keeps a perfect record of the cards its observations showed and acts on the
+    observation memory ``perfect`` would give (:class:`memtab_env.observations.recall.PerfectRecall`;
+    exactly that observation where the env's memory is ``none``): how a memoryless policy
+    trained under ``perfect`` plays a track whose env forgets."""
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None,
-                 algo: str = "jax_ppo") -> None:
+                 algo: str = "jax_ppo", recall: bool = False) -> None:
         if algo != "jax_ppo":
             raise InvalidOptionError(f"{path} is a JAX PPO checkpoint: algo must be 'jax_ppo', got {algo!r}")
         with jax.default_device(jax.devices("cpu")[0]):
@@ -33,12 +38,22 @@ class JaxPPOAgent:
         #: maximised; None after a sampled one
         self.last_scores: np.ndarray | None = None
         self.name = f"jax-ppo:{Path(path).stem}"
+        self._recall = None
+        if recall is not False:
+            if recall is not True:
+                raise InvalidOptionError(f"recall must be true or false, got {recall!r}")
+            from memtab_env.observations.recall import PerfectRecall
+            from memtab_env.registry import make_encoder
+
+            self._recall = PerfectRecall(make_encoder(self.config.env_id, **self.config.env_options))
         self._step = eqx.filter_jit(type(self.policy).step)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
         self._h = self.policy.initial_state()
         self._start = True
+        if self._recall is not None:
+            self._recall.reset()
         self._key = jax.random.key(0 if seed is None else seed)
 
     def act(self, observation: Any) -> int:
@@ -52,6 +67,8 @@ class JaxPPOAgent:
                 "players or deck)")
         if not mask.any():
             raise ValueError("no legal flip: the action_mask is all zeros")
+        if self._recall is not None:
+            obs = self._recall.observe(obs)
         self._h, logits, _ = self._step(self.policy, self._h, jnp.asarray(obs),
                                         jnp.bool_(self._start), jnp.asarray(mask))
         self._start = False
