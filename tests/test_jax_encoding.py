@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
-from memtab_env.jax.encoding import bit_set, one_hot, one_hot_rows, pack_bytes, raw  # noqa: E402
+from memtab_env.jax.encoding import bit_set, one_hot, pack_bytes, raw  # noqa: E402
 
 DTYPES = {"int8": (np.int8, -128, 127), "uint8": (np.uint8, 0, 255), "int32": (np.int32, -1000, 1000)}
 
@@ -27,15 +27,15 @@ def expected_one_hot(values: np.ndarray, depth: int, shown: np.ndarray | None = 
 
 @settings(max_examples=60, deadline=None)
 @given(depth=st.integers(1, 140), dtype=st.sampled_from(sorted(DTYPES)), data=st.data())
-def test_one_hot_rows_is_one_row_per_value_zero_outside_the_range_or_unshown(depth, dtype, data):
+def test_one_hot_is_one_row_per_value_zero_outside_the_range_or_unshown(depth, dtype, data):
     kind, lo, hi = DTYPES[dtype]
     ints = st.integers(max(lo, -3), min(hi, depth + 2))
     values = np.asarray(data.draw(st.lists(ints, min_size=1, max_size=70)), kind)
     shown = np.asarray(data.draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values))))
-    got = np.asarray(one_hot_rows(jnp.asarray(values), depth, jnp.asarray(shown)))
+    got = np.asarray(pack_bytes([one_hot(jnp.asarray(values), depth, jnp.asarray(shown))]))
     assert got.dtype == np.int8
     np.testing.assert_array_equal(got, expected_one_hot(values, depth, shown))
-    np.testing.assert_array_equal(np.asarray(one_hot_rows(jnp.asarray(values), depth)),
+    np.testing.assert_array_equal(np.asarray(pack_bytes([one_hot(jnp.asarray(values), depth)])),
                                   expected_one_hot(values, depth))
 
 

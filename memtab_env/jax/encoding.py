@@ -71,11 +71,6 @@ def raw(values: jax.Array, low: int, high: int) -> Block:
     return Block(codes, _RAW, 1, (high - low).bit_length(), low)
 
 
-def one_hot_rows(values: jax.Array, depth: int, shown: jax.Array | None = None) -> jax.Array:
-    """int8[P * depth]: row ``p`` is the one-hot of ``values[p]`` (:func:`one_hot`)."""
-    return pack_bytes([one_hot(values, depth, shown)])
-
-
 def pack_bytes(blocks: list[Block]) -> jax.Array:
     """int8[size]: the blocks' bytes one after the other."""
     parts = [_block_bytes(b) for b in blocks]

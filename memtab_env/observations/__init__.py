@@ -88,6 +88,14 @@ class Encoder:
     def encode(self, state: Any, observer: int, remembered: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    def field(self, name: str) -> Field:
+        """The field called ``name`` (its shape and bounds)."""
+        for f in self.fields:
+            if f.name == name:
+                return f
+        names = [f.name for f in self.fields]
+        raise KeyError(f"{type(self).__name__} has no field {name!r}; fields: {names}")
+
     def views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Named views of a flat observation (no copies)."""
         return {

@@ -192,7 +192,7 @@ class MemTabJax:
         tableaux = jnp.right_shift(held[:, None], jnp.arange(NUM_KINDS)) & 1  # [n, kinds], observer first
         scores = jnp.sum(tableaux * jnp.asarray(_POINTS), axis=1)
         live = ~gs.over
-        bounds = next(f for f in self.encoder.fields if f.name == "scores")
+        bounds = self.encoder.field("scores")
         return pack_bytes([
             one_hot(gs.status, 4),
             one_hot(kind, NUM_KINDS, self.visible(gs, remembered)),

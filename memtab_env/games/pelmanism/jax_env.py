@@ -158,7 +158,7 @@ class PelmanismJax:
         n = self.num_players
         order = (jnp.arange(n) + observer) % n
         live = ~gs.over
-        pairs = next(f for f in self.encoder.fields if f.name == "pairs")
+        pairs = self.encoder.field("pairs")
         return pack_bytes([
             one_hot(gs.status, 3),
             one_hot(gs.kinds, self.num_kinds, self.visible(gs, remembered)),
