@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 #: PPOConfig fields of each variant, over the study's shared ``ppo`` fields
 VARIANTS: dict[str, dict] = {
@@ -37,7 +39,35 @@ VARIANTS: dict[str, dict] = {
     # 100,352 steps (49 updates of 2,048), when the MemTab reference beats `random` in
     # nine games of ten and its win no longer teaches it much
     "greedy-from-100k+score-mix": {"opponent_switches": "greedy@100352", "score_reward": 0.05},
+    # the same, then the self-play pool (snapshots of the learner) from 200,704 steps (98
+    # updates): the curriculum random, greedy, pool
+    "greedy-from-100k+pool-from-200k+score-mix": {
+        "opponent_switches": "greedy@100352,pool@200704", "score_reward": 0.05},
 }
+
+
+def vary(study: Any, variant: str, track: str, model: str, *, width: int | None = None,
+         timesteps: int | None = None, seeds: Sequence[int] | None = None) -> tuple[Any, str]:
+    """The study ``variant`` trains (its fields over the study's ``ppo``; ``width``: the
+    model's ``recurrent_size``; ``timesteps``: the track's budget; ``seeds``), and the name
+    of its run folder (``<variant>``, or ``<variant>+width-<N>``)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"no variant {variant!r}; the variants are {', '.join(VARIANTS)}")
+    if track not in study.tracks:
+        raise ValueError(f"no track {track!r} in the study; its tracks are {', '.join(study.tracks)}")
+    tracks = study.tracks
+    if timesteps:
+        tracks = {**tracks, track: dataclasses.replace(tracks[track], timesteps=timesteps)}
+    models, name = study.models, variant
+    if width is not None:
+        if model not in models:
+            raise ValueError(f"model {model!r} is not one of the study's models: {', '.join(models)}")
+        if width < 1:
+            raise ValueError(f"width must be a positive integer, got {width}")
+        models = {**models, model: {**models[model], "recurrent_size": width}}
+        name = f"{variant}+width-{width}"
+    return dataclasses.replace(study, ppo={**study.ppo, **VARIANTS[variant]}, tracks=tracks,
+                               models=models, seeds=tuple(seeds) if seeds else study.seeds), name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=None, help="default: the study's")
     parser.add_argument("--timesteps", type=int, default=None, help="default: the track's budget")
     parser.add_argument("--out", default="results/ablation")
+    parser.add_argument("--width", type=int, default=None,
+                        help="the model's recurrent_size instead of the study's (a capacity "
+                             "probe); the run goes to OUT/<variant>+width-<N>")
     args = parser.parse_args(argv)
     if args.list or not args.variant:
         for name, fields in VARIANTS.items():
@@ -59,14 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     from memtab_env.study import load_study
     from memtab_env.study.run import run_cell
 
-    study = load_study(args.config)
-    track = study.tracks[args.track]
-    if args.timesteps:
-        track = dataclasses.replace(track, timesteps=args.timesteps)
-    study = dataclasses.replace(study, ppo={**study.ppo, **VARIANTS[args.variant]},
-                                tracks={**study.tracks, args.track: track},
-                                seeds=tuple(args.seeds) if args.seeds else study.seeds)
-    run_cell(study, args.track, args.memory, args.model, Path(args.out) / args.variant,
+    try:
+        study, name = vary(load_study(args.config), args.variant, args.track, args.model,
+                           width=args.width, timesteps=args.timesteps, seeds=args.seeds)
+    except ValueError as exc:
+        parser.error(str(exc))
+    run_cell(study, args.track, args.memory, args.model, Path(args.out) / name,
              log=lambda line: print(line, flush=True))
     return 0
 

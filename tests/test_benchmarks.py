@@ -107,3 +107,31 @@ def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(con
                 continue
             config_ = ppo_config(varied, varied.tracks[track], memory, model)
             assert (config_ == base) == (name == "committed"), (name, track, memory, model)
+
+
+def test_a_recipe_ablation_can_probe_one_models_width() -> None:
+    """``ablate_recipe --width``: the probed model trains at that width in its own run
+    folder, every other model and the budget as asked; a bad width or model is refused
+    by name."""
+    pytest.importorskip("jax")
+    from memtab_env.study import load_study
+    from memtab_env.study.run import ppo_config
+
+    ablation = _script("ablate_recipe")
+    study = load_study(ROOT / "configs/study_memtab.yaml")
+    track = "memtab-2p-none-grid"
+    varied, name = ablation.vary(study, "score-mix", track, "MLP", width=64, timesteps=400_000,
+                                 seeds=[0, 1])
+    assert name == "score-mix+width-64" and varied.seeds == (0, 1)
+    cell = ppo_config(varied, varied.tracks[track], "perfect", "MLP")
+    assert (cell.recurrent_size, cell.score_reward, cell.total_timesteps) == (64, 0.05, 400_000)
+    assert ppo_config(varied, varied.tracks[track], "none", "GRU") == ppo_config(
+        ablation.vary(study, "score-mix", track, "MLP", timesteps=400_000)[0],
+        varied.tracks[track], "none", "GRU")
+    assert ablation.vary(study, "score-mix", track, "MLP")[1] == "score-mix"
+    with pytest.raises(ValueError, match="width must be a positive integer, got 0"):
+        ablation.vary(study, "score-mix", track, "MLP", width=0)
+    with pytest.raises(ValueError, match="'Transformer' is not one of the study's models: MLP"):
+        ablation.vary(study, "score-mix", track, "Transformer", width=64)
+    with pytest.raises(ValueError, match="no variant 'bigger'"):
+        ablation.vary(study, "bigger", track, "MLP")
