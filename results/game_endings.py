@@ -27,10 +27,11 @@ from typing import Any
 
 def endings(records: Iterable[dict[str, Any]], deals: int | None = None
             ) -> dict[str, dict[str, dict[str, float]]]:
-    """``agent -> opponent -> figures`` of benchmark records (each names the agent in
-    ``benchmark.seats[0]``): ``games``, ``win`` (sole winner), ``instant_win``,
-    ``instant_loss``, ``flips``, ``new_cards`` (the agent's flips of a position nobody had
-    turned over before), ``opponent_new_cards``, ``score``, ``opponent_score``."""
+    """``agent -> opponent -> figures`` of benchmark records (the agent sits in seat
+    ``benchmark.rotation``, as the protocol deals them): ``games``, ``win`` (sole
+    winner), ``instant_win``, ``instant_loss``, ``flips``, ``new_cards`` (the agent's
+    flips of a position nobody had turned over before), ``opponent_new_cards``, ``score``,
+    ``opponent_score``."""
     from memtab_env.errors import RecordError
     from memtab_env.record import check_record
 
@@ -38,15 +39,15 @@ def endings(records: Iterable[dict[str, Any]], deals: int | None = None
     for record in records:
         check_record(record)
         bench, agents = record.get("benchmark"), record.get("agents")
-        if not isinstance(bench, dict) or not isinstance(agents, list) or not (
-                isinstance(bench.get("seats"), list) and bench["seats"]
-                and isinstance(bench["seats"][0], int) and 0 <= bench["seats"][0] < len(agents)
-                and isinstance(bench.get("opponent"), str) and isinstance(bench.get("deal"), int)):
-            raise RecordError("not a benchmark record: it needs 'agents' and 'benchmark' with "
-                              "'seats', 'opponent' and 'deal' (memtab evaluate --records)")
+        seat = bench.get("rotation") if isinstance(bench, dict) else None
+        if not isinstance(agents, list) or len(agents) != record["num_players"] \
+                or not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(agents) \
+                or not isinstance(bench.get("opponent"), str) or not isinstance(bench.get("deal"), int):
+            raise RecordError("not a benchmark record: it needs 'agents' (one per seat) and "
+                              "'benchmark' with 'rotation' (the agent's seat), 'opponent' and "
+                              "'deal' (memtab evaluate --records)")
         if deals is not None and bench["deal"] >= deals:
             continue
-        seat = bench["seats"][0]
         result = record["result"]
         won = seat in result["winners"]
         seen: set[int] = set()

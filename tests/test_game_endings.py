@@ -31,7 +31,8 @@ def _record(seat: int, winners: list[int], instant: bool, flips: list[tuple[int,
             "layout": ["R1"] * 28, "actions": [{"player": p, "action": a} for p, a in flips],
             "result": {"over": True, "scores": scores, "winners": winners, "instant_win": instant},
             "agents": ["me", opponent] if seat == 0 else [opponent, "me"],
-            "benchmark": {"opponent": opponent, "deal": deal, "seats": [seat, 1 - seat]}}
+            "benchmark": {"opponent": opponent, "deal": deal, "rotation": seat,
+                          "seats": [(s - seat) % 2 for s in range(2)]}}
 
 
 def test_endings_count_wins_instant_endings_and_new_cards_from_the_agents_seat() -> None:
@@ -55,14 +56,23 @@ def test_endings_count_wins_instant_endings_and_new_cards_from_the_agents_seat()
     assert endings(games)["me"]["greedy"]["games"] == 4
 
 
-def test_endings_agree_with_the_evaluation_that_wrote_the_records() -> None:
-    track = get_track("memtab-2p-none")
+@pytest.mark.parametrize("track_id", ["memtab-2p-none", "memtab-4p"])
+def test_endings_agree_with_the_evaluation_that_wrote_the_records(track_id: str) -> None:
+    """The agent's seat is the rotation's (with 4 players, not ``seats[0]``): its wins and
+    its games are the evaluation's."""
+    track = get_track(track_id)
     result, records = ev.evaluate(track, [ev.resolve_agent("greedy", "memtab")], "greedy", 3)
     figures = _script().endings(records)["greedy"]
     assert set(figures) == set(result["runs"][0]["opponents"])
+    games = 3 * track.num_players
     for opponent, f in figures.items():
-        assert f["games"] == 3 * 2
-        assert f["win"] == pytest.approx(result["runs"][0]["opponents"][opponent]["win_rate"], abs=0.5 / 6)
+        assert f["games"] == games
+        # the evaluation's win rate counts a shared win as a share of one
+        shared = sum(1 / len(r["result"]["winners"]) for r in records
+                     if r["benchmark"]["opponent"] == opponent and len(r["result"]["winners"]) > 1
+                     and r["benchmark"]["rotation"] in r["result"]["winners"])
+        assert f["win"] + shared / games == pytest.approx(
+            result["runs"][0]["opponents"][opponent]["win_rate"])
 
 
 def test_a_record_that_is_not_a_benchmark_record_is_refused_by_name() -> None:
