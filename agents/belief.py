@@ -137,8 +137,9 @@ class MemTabBelief:
         self.turn = int(turn.argmax()) if turn.any() else -1
         # relative owner of every tableau position (same-kind positions in seat order)
         self.owner[:] = -1
-        for k in range(NUM_KINDS):
-            pos = np.flatnonzero((status == TABLEAU) & (self.seen == k))
+        in_tableau = status == TABLEAU
+        for k in np.unique(self.seen[in_tableau & (self.seen >= 0)]).tolist():
+            pos = np.flatnonzero(in_tableau & (self.seen == k))
             seats = np.flatnonzero(self.tab[:, k])
             for p, s in zip(pos.tolist(), seats.tolist(), strict=False):
                 self.owner[p] = s

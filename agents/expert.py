@@ -21,6 +21,11 @@ are deduced: cards leave the table only in pairs). The decision is the numba ker
   be, against flipping a known card, which reveals nothing to the next player.
 
 It is deterministic: equal observations give equal flips.
+
+Its whole memory is the belief's ``seen`` (every other field of the belief is read afresh
+from each observation), so :func:`flips_from_seen` can play it for the single-agent JAX
+view, which keeps ``seen`` in its state: the same code, on the host, through
+``jax.pure_callback``.
 """
 
 from __future__ import annotations
@@ -77,3 +82,24 @@ class ExpertAgent:
         if not 0 <= pos < legal.size or not legal[pos]:  # defensive: never flip illegally
             pos = int(np.flatnonzero(legal)[0])
         return pos
+
+
+def flips_from_seen(observations: np.ndarray, seen: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """The default expert's flips for a batch of positions, each given by the flat
+    observation of the player on turn and the kinds that player had seen before it
+    (``seen``: int8[..., 28], -1 unknown; the belief's whole memory); int32[...], 0 where
+    ``active`` is False. Each flip is :meth:`ExpertAgent.act` on a belief restored from
+    ``seen``: the JAX view's ``expert`` opponent plays through this function."""
+    observations = np.asarray(observations)
+    seen = np.asarray(seen, dtype=np.int8)
+    active = np.asarray(active, dtype=bool)
+    batch = active.shape
+    flat_obs = observations.reshape(-1, observations.shape[-1])
+    flat_seen = seen.reshape(-1, seen.shape[-1])
+    flips = np.zeros(flat_obs.shape[0], dtype=np.int32)
+    agent = ExpertAgent()
+    for i in np.flatnonzero(active.reshape(-1)):
+        agent.reset()
+        agent.belief.seen[:] = flat_seen[i]
+        flips[i] = agent.act(flat_obs[i])
+    return flips.reshape(batch)

@@ -39,6 +39,14 @@ VARIANTS: dict[str, dict] = {
     # 100,352 steps (49 updates of 2,048), when the MemTab reference beats `random` in
     # nine games of ten and its win no longer teaches it much
     "greedy-from-100k+score-mix": {"opponent_switches": "greedy@100352", "score_reward": 0.05},
+    # the opponent switch alone, the win as the only reward
+    "greedy-from-100k": {"opponent_switches": "greedy@100352"},
+    # the same, then `expert` (the project's strongest hand-written player, played on the
+    # host) from 401,408 steps (196 updates): the curriculum random, greedy, expert
+    "greedy-from-100k+expert-from-400k+score-mix": {
+        "opponent_switches": "greedy@100352,expert@401408", "score_reward": 0.05},
+    # the opponent switches alone (the win as the only reward): random, greedy, expert
+    "greedy-from-100k+expert-from-400k": {"opponent_switches": "greedy@100352,expert@401408"},
     # the same, then the self-play pool (snapshots of the learner) from 200,704 steps (98
     # updates): the curriculum random, greedy, pool
     "greedy-from-100k+pool-from-200k+score-mix": {

@@ -260,7 +260,7 @@ def test_options_are_checked() -> None:
     with pytest.raises(InvalidOptionError, match="finite"):
         mj.make("MemTab-v0", illegal_action_penalty=float("nan"))
     with pytest.raises(InvalidOptionError, match="built-in opponents"):
-        mj.make_single_agent("MemTab-v0", opponents="expert")
+        mj.make_single_agent("MemTab-v0", opponents="search")
 
 
 def test_auto_reset_starts_a_new_game_and_keeps_the_last_rewards() -> None:
@@ -289,23 +289,29 @@ def test_observe_all_is_the_multi_agent_view() -> None:
 
 
 # -- the single-agent view --------------------------------------------------------------
-@pytest.mark.parametrize(("env_id", "options"), [
-    ("MemTab-v0", dict(num_players=2, memory="perfect", reward="win")),
-    ("MemTab-v0", dict(num_players=3, memory="window:4", reward="score")),
-    ("MemTab-v0", dict(num_players=4, memory="none", reward="win")),
-    ("Pelmanism-v0", dict(deck="pairs:6", num_players=2, memory="none", reward="win")),
-    ("Pelmanism-v0", dict(deck="quartets:3", num_players=3, memory="window:2", reward="score")),
+@pytest.mark.parametrize(("env_id", "options", "opponents"), [
+    ("MemTab-v0", dict(num_players=2, memory="perfect", reward="win"), "greedy"),
+    ("MemTab-v0", dict(num_players=3, memory="window:4", reward="score"), "greedy"),
+    ("MemTab-v0", dict(num_players=4, memory="none", reward="win"), "greedy"),
+    ("Pelmanism-v0", dict(deck="pairs:6", num_players=2, memory="none", reward="win"), "greedy"),
+    ("Pelmanism-v0", dict(deck="quartets:3", num_players=3, memory="window:2", reward="score"),
+     "greedy"),
+    ("MemTab-v0", dict(num_players=2, memory="none", reward="win"), "expert"),
+    ("MemTab-v0", dict(num_players=2, memory="perfect", reward="score"), "expert"),
+    ("MemTab-v0", dict(num_players=3, memory="window:4", reward="win"), ["expert", "greedy"]),
+    ("MemTab-v0", dict(num_players=4, memory="none", reward="score"), ["greedy", "expert", "expert"]),
 ])
-def test_greedy_opponents_play_as_agents_make_greedy(env_id: str, options: dict) -> None:
-    """The JAX view with ``greedy`` opponents plays every episode exactly as
-    ``gymnasium.make`` with ``agents.make("greedy")`` opponents on the same deal."""
+def test_remembering_opponents_play_as_agents_make_them(env_id: str, options: dict,
+                                                        opponents: str | list[str]) -> None:
+    """The JAX view with ``greedy`` and ``expert`` opponents plays every episode exactly
+    as ``gymnasium.make`` with ``agents.make(...)`` opponents on the same deal."""
     n = options["num_players"]
-    view = mj.make_single_agent(env_id, opponents="greedy", learner_seat=1 % n, **options)
+    view = mj.make_single_agent(env_id, opponents=opponents, learner_seat=1 % n, **options)
     reset = jax.jit(view.reset_from_layout)
     step = jax.jit(view.step)
     rng = np.random.default_rng(1)
     for episode in range(12):
-        gym_env = gymnasium.make(env_id, opponents="greedy", learner_seat=1 % n,
+        gym_env = gymnasium.make(env_id, opponents=opponents, learner_seat=1 % n,
                                  max_episode_steps=10**6, **options)
         aec = RAW[env_id](**options)
         aec.reset(seed=episode)
@@ -324,6 +330,37 @@ def test_greedy_opponents_play_as_agents_make_greedy(env_id: str, options: dict)
             if term or trunc:
                 np.testing.assert_array_equal(np.asarray(state.observation), obs)
                 break
+
+
+def test_expert_opponents_play_alike_batched_and_alone() -> None:
+    """Under ``vmap`` the host-played ``expert`` gets the whole batch in one call: every
+    lane steps exactly as the same state stepped alone."""
+    view = mj.make_single_agent("MemTab-v0", opponents="expert", learner_seat="random",
+                                num_players=2, memory="none")
+    batch, lanes = 24, (0, 7, 23)
+    step, step_one = jax.jit(jax.vmap(view.step)), jax.jit(view.step)
+    state = jax.jit(jax.vmap(view.reset))(jax.random.split(jax.random.key(3), batch))
+    assert set(np.asarray(state.learner).tolist()) == {0, 1}
+    rng = np.random.default_rng(2)
+    for _ in range(12):
+        mask = np.asarray(state.legal_action_mask)
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int32)
+        after = step(state, jnp.asarray(actions))
+        for lane in lanes:
+            one = jax.tree.map(lambda x, i=lane: x[i], state)
+            alone = step_one(one, jnp.int32(actions[lane]))
+            for x, y in zip(jax.tree.leaves(alone), jax.tree.leaves(after), strict=True):
+                if jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+                    x, y = jax.random.key_data(x), jax.random.key_data(y)
+                np.testing.assert_array_equal(np.asarray(x), np.asarray(y)[lane])
+        state = after
+    assert np.asarray(state.terminated).any()
+
+
+def test_expert_opponents_are_memtab_only() -> None:
+    with pytest.raises(InvalidOptionError, match=r"pelmanism plays the built-in opponents "
+                                                 r"\['random', 'greedy', 'pool'\], got 'expert'"):
+        mj.make_single_agent("Pelmanism-v0", opponents="expert", deck="pairs:6")
 
 
 def test_random_opponents_draw_uniformly_among_legal_flips() -> None:

@@ -40,7 +40,7 @@ def _leaves_equal(a, b) -> bool:
     ("greedy", "is not NAME@STEPS"),
     ("greedy@many", "is not NAME@STEPS"),
     ("@100", "is not NAME@STEPS"),
-    ("nobody@100", "unknown opponents 'nobody'; allowed: ['random', 'greedy', 'pool']"),
+    ("nobody@100", "unknown opponents 'nobody'; allowed: ['random', 'greedy', 'pool', 'expert']"),
     ("greedy@0", "must come after step 0"),
     ("greedy@100,pool@50", "'pool@50' must come after step 100"),
     ("random@100", "switches to the opponents already playing"),

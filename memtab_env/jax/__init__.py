@@ -90,9 +90,9 @@ def make(env_id: str, **options: Any) -> Env:
 def make_single_agent(env_id: str, opponents: str | Sequence[str] = "random",
                       learner_seat: int | str = 0, pool_policy: Any = None,
                       **options: Any) -> SingleAgentEnv:
-    """The single-agent view of ``env_id``: built-in JAX opponents (``"random"``,
-    ``"greedy"``, ``"pool"``: frozen snapshots of ``pool_policy``'s network) play the
-    other seats inside ``step``."""
+    """The single-agent view of ``env_id``: built-in opponents (``"random"``,
+    ``"greedy"``, ``"pool"``: frozen snapshots of ``pool_policy``'s network; on MemTab
+    ``"expert"`` too, played on the host) play the other seats inside ``step``."""
     game, env_opts = _game(env_id, options)
     if "observe" in env_opts:
         raise InvalidOptionError("the single-agent view builds the learner's observation itself; "

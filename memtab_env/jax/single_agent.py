@@ -24,6 +24,14 @@ Opponents are pure JAX functions stepped inside :meth:`SingleAgentEnv.step`:
     does: every kind one of its own observations showed (it observes only when it acts,
     so under ``window`` and ``decay`` it misses what the env dropped meanwhile). Its
     choices equal the numpy agent's on the same observations.
+``expert`` (MemTab)
+    the numpy agent itself (``agents.make("expert")``), played on the host through
+    ``jax.pure_callback``: a game's JAX class names such host players in its
+    ``host_opponents`` (a function of the observations, the player's ``seen`` memory and
+    which lanes act). Its memory is ``seen``, kept as greedy's is, so its choices equal the
+    numpy agent's. Each call leaves the compiled graph for the host (one Python call per
+    batch, the kernel per game): a training run against it is slower, and on an
+    accelerator the observations make a round trip to the host.
 
 As in the Gymnasium view, a game that the opponents end before the learner's first
 action is dealt again (``state.redeals`` counts it, at most :data:`MAX_REDEALS` in a row;
@@ -39,6 +47,7 @@ actions follow the functional env's convention (the game ends, the learner gets 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,7 +59,10 @@ from memtab_env.gym_env import MAX_REDEALS
 from memtab_env.jax import checks
 from memtab_env.jax.env import Env, State, uniform_legal
 
-OPPONENTS = ("random", "greedy", "pool")
+#: opponents played on the host by the game's numpy agent, where the game's JAX class
+#: names them in ``host_opponents``
+HOST_OPPONENTS = ("expert",)
+OPPONENTS = ("random", "greedy", "pool", *HOST_OPPONENTS)
 
 
 @jax.tree_util.register_dataclass
@@ -69,7 +81,7 @@ class SingleAgentState:
         learner: int32, the learner's seat.
         redeals: int32, deals the opponents ended before the learner's first action.
         env_state: the game (:class:`memtab_env.jax.env.State`).
-        seen: int8[n, P], each greedy opponent's own memory of kinds (-1 unknown).
+        seen: int8[n, P], each greedy or expert opponent's own memory of kinds (-1 unknown).
         pool_seats: per seat, the snapshot a ``pool`` opponent plays this episode, its
             recurrent state and whether it has acted yet (None without pool opponents).
         key: the key of the opponents' draws and the redeals.
@@ -94,6 +106,12 @@ class SingleAgentState:
         return dataclasses.replace(self, **changes)
 
 
+def _load(path: str) -> Any:
+    """The function ``module:name`` (a game's ``host_opponents`` entry)."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 class SingleAgentEnv:
     """Single-agent view over a functional :class:`Env` (built with ``observe=False``).
 
@@ -115,11 +133,13 @@ class SingleAgentEnv:
         if len(names) != n - 1:
             raise InvalidOptionError(
                 f"opponents: {n - 1} other seat(s) need {n - 1} opponent(s), got {len(names)}")
+        host = dict(getattr(env.game, "host_opponents", {}))
+        playable = [name for name in OPPONENTS if name not in HOST_OPPONENTS or name in host]
         for name in names:
-            if name not in OPPONENTS:
+            if name not in playable:
                 raise InvalidOptionError(
-                    f"the JAX view plays the built-in opponents {list(OPPONENTS)}, got {name!r} "
-                    "(other agents play through the numpy views)")
+                    f"the JAX view of {env.game.name} plays the built-in opponents {playable}, got "
+                    f"{name!r} (other agents play through the numpy views)")
         self.opponents = names
         if learner_seat != "random" and (isinstance(learner_seat, bool) or not isinstance(
                 learner_seat, int) or not 0 <= learner_seat < n):
@@ -127,6 +147,9 @@ class SingleAgentEnv:
                 f"learner_seat must be 'random' or an integer in [0, {n - 1}], got {learner_seat!r}")
         self.learner_seat = learner_seat
         self._greedy_after = jnp.asarray([name == "greedy" for name in names] + [False], jnp.bool_)
+        self._host_after = {name: jnp.asarray([other == name for other in names] + [False], jnp.bool_)
+                            for name in dict.fromkeys(names) if name in HOST_OPPONENTS}
+        self._host_flips = {name: _load(host[name]) for name in self._host_after}
         self._pool_after = jnp.asarray([name == "pool" for name in names] + [False], jnp.bool_)
         self.has_pool = "pool" in names
         if self.has_pool and pool_policy is None:
@@ -153,8 +176,20 @@ class SingleAgentEnv:
                            jnp.where(unknown.any(), jnp.argmax(unknown), jnp.argmax(legal)))
         uniform = uniform_legal(key, legal)
         is_greedy = self._is_greedy(learner, seat)
-        seen = jnp.where(is_greedy, seen.at[seat].set(row), seen)
-        return jnp.where(is_greedy, greedy, uniform).astype(jnp.int32), seen
+        action = jnp.where(is_greedy, greedy, uniform).astype(jnp.int32)
+        remembers = is_greedy
+        if self._host_after:  # (graphs of views without host opponents stay as they were)
+            live = ~(es.terminated | es.truncated)
+            observation = env.observe(es, seat)
+            for name, after in self._host_after.items():
+                acts = after[(seat - learner - 1) % self.num_players] & live
+                flip = jax.pure_callback(self._host_flips[name],
+                                         jax.ShapeDtypeStruct((), jnp.int32),
+                                         observation, seen[seat], acts, vmap_method="broadcast_all")
+                action = jnp.where(acts, flip, action)
+                remembers = remembers | acts
+        seen = jnp.where(remembers, seen.at[seat].set(row), seen)
+        return action, seen
 
     def _new_pool_seats(self, key: jax.Array, pool: Any) -> Any:
         """Every seat's snapshot for a new episode, a fresh recurrent state, not acted."""

@@ -61,6 +61,8 @@ class MemTabJax:
     """MemTab's rules for one configuration (``num_players``, ``first_player``)."""
 
     name = "memtab"
+    #: players the single-agent JAX view plays on the host (see its ``expert``)
+    host_opponents = {"expert": "memtab_env.agents.expert:flips_from_seen"}
 
     def __init__(self, num_players: int = 2, first_player: int = 0) -> None:
         self.engine = MemTab(num_players=num_players, first_player=first_player)

@@ -41,8 +41,9 @@ class PPOConfig:
         default_factory=lambda: {"num_players": 2, "memory": "none"})
     """options of ``memtab_env.jax.make_single_agent`` (game options, memory, reward)"""
     opponents: str = "random"
-    """the built-in JAX opponents: ``random``, ``greedy``, or ``pool`` (self-play: frozen
-    snapshots of the learner, one drawn per seat and episode)"""
+    """the built-in JAX opponents: ``random``, ``greedy``, ``expert`` (MemTab; played on
+    the host, slower) or ``pool`` (self-play: frozen snapshots of the learner, one drawn
+    per seat and episode)"""
     pool_size: int = 10
     """``pool``: the most recent snapshots kept"""
     snapshot_every: int = 10
@@ -50,11 +51,12 @@ class PPOConfig:
     opponent_switches: str = ""
     """an opponent curriculum: comma-separated ``NAME@STEPS`` items (e.g.
     ``greedy@1000000,pool@2000000``). From the first update that starts at or after
-    ``STEPS`` learner steps the opponents are ``NAME`` (``random``, ``greedy`` or
-    ``pool``); before the first switch they are ``opponents``. At a switch the weights,
-    the optimiser's state, the reward statistics and the learning-rate schedule carry on
-    (one run, not a follow-up), the games are dealt afresh, and a switch to ``pool``
-    fills the pool with the current weights. Empty: the same opponents throughout"""
+    ``STEPS`` learner steps the opponents are ``NAME`` (``random``, ``greedy``,
+    ``expert`` or ``pool``); before the first switch they are ``opponents``. At a switch
+    the weights, the optimiser's state, the reward statistics and the learning-rate
+    schedule carry on (one run, not a follow-up), the games are dealt afresh, and a switch
+    to ``pool`` fills the pool with the current weights. Empty: the same opponents
+    throughout"""
     learner_seat: int | str = "random"
     """the learner's seat, or ``random`` (drawn each episode)"""
     encoder: str = "set"
