@@ -7,9 +7,12 @@ whose run files are the study's one run per cell).
 
     python benchmarks/ablate_recipe.py --variant committed --timesteps 120000
     python benchmarks/ablate_recipe.py --list
+    python benchmarks/ablate_recipe.py --figure curves.png   # every variant's curves of the cell
 
 A variant is a set of :class:`memtab_env.jax.ppo.PPOConfig` fields over the study's
 ``ppo`` (``configs/study.yaml``); the track, memory, model and seeds are the cell's.
+``committed`` is the config's recipe as it stands; the other variants name every field
+they change, so that a run folder means the same recipe whatever the config says now.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ from typing import Any
 #: PPOConfig fields of each variant, over the study's shared ``ppo`` fields
 VARIANTS: dict[str, dict] = {
     "committed": {},
+    # `random` as the opponent for the whole run (the MemTab grid's recipe before it
+    # switched to `greedy` from 100,352 steps), with the win alone or with the reward mix
+    "random-throughout": {"opponent_switches": ""},
+    "random-throughout+score-mix": {"opponent_switches": "", "score_reward": 0.05},
     # the learning rate ends at a quarter of its start instead of zero
     "lr-floor": {"lr_floor": 0.25},
     # no annealing: 2e-3 throughout
@@ -78,6 +85,35 @@ def vary(study: Any, variant: str, track: str, model: str, *, width: int | None 
                                models=models, seeds=tuple(seeds) if seeds else study.seeds), name
 
 
+def draw_variants(out: Path, track: str, memory: str, model: str, figure: Path) -> list[str]:
+    """One figure of the curves of every variant's run file of the cell under ``out``
+    (a line per variant, labelled with its seeds; the study's own :func:`draw_curves`);
+    returns the variants drawn."""
+    import json
+    import shutil
+    import tempfile
+
+    from memtab_env.study import load_run, run_path
+    from memtab_env.study.figures import draw_curves
+
+    runs, names = [], []
+    for folder in sorted(p for p in out.iterdir() if p.is_dir()):
+        path = run_path(folder, track, memory, model)
+        if path.exists():
+            run = json.loads(json.dumps(load_run(path)))
+            run["model"] = f"{model}, {folder.name} ({len(run['seeds'])} seeds)"
+            run["track"] = f"{track} {model}"
+            runs.append(run)
+            names.append(folder.name)
+    if not runs:
+        raise ValueError(f"no run file of {track} / {memory} / {model} under {out}/*/")
+    with tempfile.TemporaryDirectory() as tmp:
+        [drawn] = draw_curves(runs, tmp)
+        figure.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(drawn, figure)
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", choices=sorted(VARIANTS))
@@ -92,7 +128,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=None,
                         help="the model's recurrent_size instead of the study's (a capacity "
                              "probe); the run goes to OUT/<variant>+width-<N>")
+    parser.add_argument("--figure", default=None, metavar="PNG",
+                        help="draw the curves of every variant's run of the cell under --out "
+                             "into PNG and exit (trains nothing)")
     args = parser.parse_args(argv)
+    if args.figure:
+        try:
+            names = draw_variants(Path(args.out), args.track, args.memory, args.model,
+                                  Path(args.figure))
+        except ValueError as exc:
+            parser.error(str(exc))
+        print(f"{args.figure}: {', '.join(names)}")
+        return 0
     if args.list or not args.variant:
         for name, fields in VARIANTS.items():
             print(f"{name}: {fields}")

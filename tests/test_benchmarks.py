@@ -85,8 +85,9 @@ def test_the_device_check_runs_tiny_on_a_cpu(capsys: pytest.CaptureFixture) -> N
 def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(config: str) -> None:
     """``ablate_recipe``: each variant's fields over the study's ``ppo`` give a checked
     PPO config in every cell of the study (a misspelt field or a bad value fails here,
-    not an hour into a run), and each variant changes the config. A variant that switches
-    the opponents is refused, by name, only where those opponents already play."""
+    not an hour into a run), and each variant changes the config unless the study already
+    sets what it names. A variant that switches the opponents is refused, by name, only
+    where those opponents already play."""
     pytest.importorskip("jax")
     import dataclasses
 
@@ -106,7 +107,33 @@ def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(con
                     ppo_config(varied, varied.tracks[track], memory, model)
                 continue
             config_ = ppo_config(varied, varied.tracks[track], memory, model)
-            assert (config_ == base) == (name == "committed"), (name, track, memory, model)
+            # the same config exactly where the study already sets what the variant names
+            # (random-throughout on a config without switches)
+            unchanged = all(getattr(base, field) == value for field, value in fields.items())
+            assert (config_ == base) == unchanged, (name, track, memory, model)
+    assert variants["committed"] == {}
+
+
+def test_a_recipe_ablation_draws_every_variants_curves(tmp_path: Path) -> None:
+    """``ablate_recipe --figure``: one PNG with a line per variant folder that holds the
+    cell's run file; folders without it are passed over, and none at all is refused."""
+    pytest.importorskip("matplotlib")
+    import shutil
+
+    ablation = _script("ablate_recipe")
+    cell = ("memtab-2p-none-grid", "none", "GRU")
+    source = ROOT / "results/ablation/memtab-300k/random-throughout" / cell[0] / "none__GRU.json"
+    for variant in ("b-variant", "a-variant"):
+        (tmp_path / "out" / variant / cell[0]).mkdir(parents=True)
+        shutil.copyfile(source, tmp_path / "out" / variant / cell[0] / "none__GRU.json")
+    (tmp_path / "out" / "other-cell").mkdir()
+    figure = tmp_path / "curves.png"
+    assert ablation.main(["--out", str(tmp_path / "out"), "--track", cell[0], "--memory", "none",
+                          "--model", "GRU", "--figure", str(figure)]) == 0
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert ablation.draw_variants(tmp_path / "out", *cell, figure) == ["a-variant", "b-variant"]
+    with pytest.raises(ValueError, match="no run file of memtab-2p-none-grid / perfect / GRU"):
+        ablation.draw_variants(tmp_path / "out", cell[0], "perfect", "GRU", figure)
 
 
 def test_a_recipe_ablation_can_probe_one_models_width() -> None:

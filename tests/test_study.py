@@ -149,6 +149,23 @@ def test_the_memtab_grid_config_compares_ten_architectures_at_comparable_sizes()
     assert max(counts.values()) <= 1.25 * min(counts.values()), counts
 
 
+@pytest.mark.parametrize(("config", "results"), [("study.yaml", "study"), ("study_memtab.yaml", "grid")])
+def test_every_committed_run_file_was_trained_as_its_config_trains_the_cell(config: str, results: str
+                                                                            ) -> None:
+    """A study resumes by keeping the cells that have a run file: each committed one must
+    be the cell its config trains now (seeds and every PPO field), or a rerun would keep a
+    cell trained by another recipe."""
+    pytest.importorskip("jax")
+    from memtab_env.study.run import kept_run_differences
+
+    s = study.load_study(ROOT / "configs" / config)
+    kept = [(cell, study.run_path(ROOT / "results" / results, *cell)) for cell in s.cells()]
+    kept = [(cell, path) for cell, path in kept if path.exists()]
+    assert kept or results == "grid"
+    for cell, path in kept:
+        assert kept_run_differences(s, *cell, path) == [], path
+
+
 def test_solo_scores_run_from_random_play_to_the_exact_optimum() -> None:
     from memtab_env.games.pelmanism.values import solo_optimal_expected_turns
 

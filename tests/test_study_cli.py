@@ -4,12 +4,13 @@ committed study (no training here: the cells are stubbed)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 
-from memtab_env.study import load_study
+from memtab_env.study import load_study, normalised_turns
 from memtab_env.study import run as study_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,14 +66,42 @@ def test_a_user_run_writes_its_own_folder_with_a_line_per_cell(
     assert "[2/3] solo none MLP: final IQM +0.000" in user[2][6]
     assert (tmp_path / out / "study.md").is_file()
     assert not (tmp_path / "results").exists() and not (tmp_path / "LEADERBOARD.md").exists()
-    # a cell with a run file says so and is not trained again
-    run = out / "solo" / "none__GRU.json"
-    run.parent.mkdir(parents=True)
-    run.write_text("{}")
-    user.clear()
-    capsys.readouterr()
-    assert study_run.main(["--config", "mine.yaml", "--models", "GRU", "--memories", "none"]) == 0
+
+
+def test_a_kept_run_file_must_be_trained_as_the_config_trains_its_cell(
+        user: list, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A cell with a run file is not trained again, unless the file was trained otherwise
+    (other seeds, other PPO fields): then the run stops and names what differs."""
+    pytest.importorskip("jax")
+    study = load_study("mine.yaml")
+    config = study_run.ppo_config(study, study.tracks["solo"], "none", "GRU").to_json()
+    options = study.tracks["solo"].options
+    finals = [{"score": normalised_turns(t, options), "turns": t} for t in (5.0, 6.0)]
+    run = {"format": "memtab-study-run/1", "track": "solo", "memory": "none", "model": "GRU",
+           "seeds": [0, 1], "timesteps": 2048, "final": finals,
+           "curves": [[{"timesteps": 0, **finals[0]}, {"timesteps": 2048, **finals[1]}]] * 2,
+           "final_deals": study.final_deals, "config": {k: v for k, v in config.items() if k != "seed"}}
+    path = Path("runs") / "study" / "mine" / "solo" / "none__GRU.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(run))
+    cell = ["--config", "mine.yaml", "--models", "GRU", "--memories", "none"]
+    assert study_run.main(cell) == 0
     assert "[1/1] solo none GRU: done (run file exists)" in capsys.readouterr().out
+    assert user == []
+    assert study_run.main([*cell, "--seeds", "3"]) == 2
+    assert "seeds [0, 1] (the study: [0, 1, 2])" in capsys.readouterr().out
+    changed = {**CONFIG, "ppo": {"learning_rate": 1e-3, "lr_floor": 0.0}}
+    Path("mine.yaml").write_text(yaml.safe_dump(changed))
+    assert study_run.main(cell) == 2
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"{path} was trained otherwise than the study trains this cell now: learning_rate " \
+           f"{config['learning_rate']!r} (the study: 0.001). Delete it" in said
+    assert "lr_floor" not in said  # the config sets it to the value the file records
+    del run["config"]["lr_floor"]  # a file from before the field: its default
+    path.write_text(json.dumps(run))
+    Path("mine.yaml").write_text(yaml.safe_dump({**CONFIG, "ppo": {"lr_floor": 0.25}}))
+    assert study_run.main(cell) == 2
+    assert "lr_floor 0.0 (the study: 0.25)" in capsys.readouterr().out
     assert user == []
 
 

@@ -2,8 +2,10 @@
 
 ``memtab study [--preset smoke | --config FILE] [--seeds N] [--timesteps STEPS] [--tracks ...]
 [--models ...] [--memories ...] [--out DIR]`` trains every cell that has no run file yet (a
-finished cell is kept: delete its file to redo it), printing a line per cell before it
-compiles and as it learns, then draws the figures and the tables from the run files. A
+finished cell is kept: delete its file to redo it; a run file trained otherwise than the
+config now trains its cell, other seeds or other PPO fields, is refused by name),
+printing a line per cell before it compiles and as it learns, then draws the figures and
+the tables from the run files. A
 user's run writes under ``runs/study/<config name>`` (or ``--out``, OUT below): figures in
 ``figures/``, tables in ``OUT/study.md``. The committed study (``results/study/``,
 ``docs/study/``, ``LEADERBOARD.md``) is written only with ``--write-committed``, and the
@@ -130,6 +132,32 @@ def init_policies(study: Study, track: StudyTrack, memory: str, model: str, out_
             raise StudyError(f"{where}: the policy of seed {seed}: {exc}") from None
         policies.append(policy)
     return policies, run["timesteps"]
+
+
+def kept_run_differences(study: Study, track_id: str, memory: str, model: str, path: Path
+                         ) -> list[str]:
+    """How the run file at ``path`` was trained otherwise than the study trains its cell
+    now: its seeds, and every :class:`memtab_env.jax.ppo.PPOConfig` field it records (a
+    field it does not record counts as that field's default); empty when it agrees."""
+    import json
+
+    from memtab_env.jax.ppo import PPOConfig
+
+    run = load_run(path)
+    differences = []
+    if list(run["seeds"]) != list(study.seeds):
+        differences.append(f"seeds {run['seeds']} (the study: {list(study.seeds)})")
+    config = ppo_config(study, study.tracks[track_id], memory, model).to_json()
+    defaults = PPOConfig().to_json()
+    recorded = run.get("config")
+    if not isinstance(recorded, dict):
+        return [*differences, "no PPO config recorded"]
+    for name in sorted(set(config) - {"seed"}):
+        then = recorded.get(name, defaults.get(name))
+        now = json.loads(json.dumps(config[name]))
+        if then != now:
+            differences.append(f"{name} {then!r} (the study: {now!r})")
+    return differences
 
 
 def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path,
@@ -423,7 +451,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             cells = study.cells(args.tracks, args.models, args.memories)
             for k, (track, memory, model) in enumerate(cells, 1):
                 head = f"[{k}/{len(cells)}] {track} {memory} {model}"
-                if run_path(out, track, memory, model).exists():
+                kept = run_path(out, track, memory, model)
+                if kept.exists():
+                    differences = kept_run_differences(study, track, memory, model, kept)
+                    if differences:
+                        raise StudyError(
+                            f"{head}: {kept} was trained otherwise than the study trains this "
+                            f"cell now: {'; '.join(differences)}. Delete it to train the cell "
+                            "again, or run the config it was trained with")
                     print(f"{head}: done (run file exists)", flush=True)
                     continue
                 print(f"{head}: {len(study.seeds)} seed(s) x {study.tracks[track].timesteps:,} steps; "
