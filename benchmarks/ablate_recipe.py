@@ -52,6 +52,10 @@ VARIANTS: dict[str, dict] = {
     # host) from 401,408 steps (196 updates): the curriculum random, greedy, expert
     "greedy-from-100k+expert-from-400k+score-mix": {
         "opponent_switches": "greedy@100352,expert@401408", "score_reward": 0.05},
+    # the memory curriculum: memory `perfect` for the first 299,008 learner steps (146
+    # updates), then the cell's own, with `greedy` from 100,352 steps and the win alone
+    "greedy-from-100k+perfect-memory-to-300k": {"opponent_switches": "greedy@100352",
+                                                "perfect_memory_steps": 299008},
     # the opponent switches alone (the win as the only reward): random, greedy, expert
     "greedy-from-100k+expert-from-400k": {"opponent_switches": "greedy@100352,expert@401408"},
     # the same, then the self-play pool (snapshots of the learner) from 200,704 steps (98

@@ -132,3 +132,44 @@ def test_a_state_of_another_config_is_refused(run, tmp_path: Path) -> None:
     other = ppo.Trainer(dataclasses.replace(_config(), recurrent_size=16), seeds=[0, 1])
     with pytest.raises(InvalidOptionError, match="not a training state of this config"):
         other.load_state(path)
+
+
+# -- the memory curriculum: memory `perfect` first, then the env's own -----------------
+def test_the_memory_curriculum_is_a_stage_of_the_run() -> None:
+    config = _config(perfect_memory_steps=24)
+    assert config.stages() == [(0, "random", "perfect"), (16, "greedy", "perfect"),
+                               (24, "greedy", "none"), (40, "pool", "none")]
+    assert [config.stage_at(u) for u in range(5)] == [0, 1, 2, 3, 3]  # updates start at 0, 16, 32, 48
+    assert config.opponent_stages() == [(0, "random"), (16, "greedy"), (40, "pool")]
+    # a switch on the same step as an opponent switch is one stage; under `perfect` none
+    assert _config(perfect_memory_steps=16).stages() == [
+        (0, "random", "perfect"), (16, "greedy", "none"), (40, "pool", "none")]
+    perfect = {**TWO_PLAYER["env_options"], "memory": "perfect"}
+    assert _config(perfect_memory_steps=24, env_options=perfect).stages() == [
+        (0, "random", "perfect"), (16, "greedy", "perfect"), (40, "pool", "perfect")]
+    assert ppo.PPOConfig(**TWO_PLAYER).stages() == [(0, "random", "none")]
+    assert ppo.PPOConfig.from_json(config.to_json()) == config
+    for bad in (-1, 1.5, True, "16"):
+        with pytest.raises(InvalidOptionError, match="perfect_memory_steps must be an integer"):
+            _config(perfect_memory_steps=bad)
+
+
+def test_the_memory_curriculum_trains_under_perfect_then_the_envs_memory() -> None:
+    """The learner's observations in the games of the first stage are those of memory
+    ``perfect``, from the switch on those of memory ``none``; the weights go on learning
+    across the switch."""
+    config = ppo.PPOConfig(**{**TWO_PLAYER, "num_envs": 16, "total_timesteps": 320,
+                              "perfect_memory_steps": 128}).check()
+    envs = {m: ppo.make_view(dataclasses.replace(
+        config, env_options={**config.env_options, "memory": m})).env for m in ("perfect", "none")}
+    trainer = ppo.Trainer(config, seeds=[0])
+    seen = []
+    while not trainer.done:
+        before = trainer.runner.params
+        stage = trainer.update()[0]["stage"]
+        assert not _leaves_equal(before, trainer.runner.params)
+        games = jax.tree.map(lambda x: x[0], trainer.runner.env_state)
+        same = {m: bool(np.array_equal(np.asarray(jax.vmap(env.observe)(games.env_state, games.learner)),
+                                       np.asarray(games.observation))) for m, env in envs.items()}
+        seen.append((stage, same["perfect"], same["none"]))
+    assert seen == [(0.0, True, False)] * 2 + [(1.0, False, True)] * 3

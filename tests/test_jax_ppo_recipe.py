@@ -198,6 +198,7 @@ def test_the_optimiser_steps_at_the_scheduled_rate() -> None:
     ({"lr_horizon": 10**14}, r"lr_horizon must be an integer in \[0, "),
     ({"lr_offset": 1.5}, r"lr_offset must be an integer in \[0, "),
     ({"fresh_rollouts": "yes"}, "fresh_rollouts must be true or false"),
+    ({"perfect_memory_steps": -5}, r"perfect_memory_steps must be an integer in \[0, "),
 ])
 def test_recipe_field_errors_name_the_field(fields: dict, message: str) -> None:
     with pytest.raises(InvalidOptionError, match=message):
@@ -206,7 +207,7 @@ def test_recipe_field_errors_name_the_field(fields: dict, message: str) -> None:
 
 def test_recipe_fields_round_trip_through_checkpoints(tmp_path: Path) -> None:
     config = _config(fresh_rollouts=True, lr_schedule="cosine", lr_floor=0.1, lr_warmup=32,
-                     lr_horizon=4096, lr_offset=1024)
+                     lr_horizon=4096, lr_offset=1024, perfect_memory_steps=2048)
     policy = ppo.make_policy(config)
     path = ppo.save(tmp_path / "p.zip", policy, config)
     loaded, again = ppo.load(path)
@@ -223,9 +224,10 @@ def test_checkpoints_from_before_the_recipe_fields_load_with_the_old_behaviour()
     path = ROOT / "results/study/pelmanism-solo-none/none__GRU__s0.zip"
     with zipfile.ZipFile(path) as z:
         saved = json.loads(z.read("policy.json"))["config"]
-    assert not {"fresh_rollouts", "lr_schedule", "lr_floor"} & set(saved)
+    assert not {"fresh_rollouts", "lr_schedule", "lr_floor", "perfect_memory_steps"} & set(saved)
     policy, config = ppo.load(path)
     assert not config.fresh_rollouts and config.anneal_lr
+    assert config.stages() == [(0, config.opponents, config.env_options["memory"])]
     assert ppo.count_parameters(policy) > 0
     for u in (0, 7, config.num_updates - 1):
         assert float(config.learning_rate_at(u * config.num_envs * config.num_steps)) == pytest.approx(

@@ -184,14 +184,17 @@ def make_train(config: PPOConfig, stage: int = 0) -> tuple[Callable, Callable, A
     jittable and vmappable over seeds (``key`` draws the weights, the games and every
     sample of the run, so a seed draws the same alone or beside others; the vectorised
     arithmetic may round differently, which a long run amplifies), against the
-    opponents of ``stage`` of the config's curriculum (:meth:`PPOConfig.opponent_stages`;
-    :class:`Trainer` switches between stages)."""
+    opponents and memory model of ``stage`` of the config's curriculum
+    (:meth:`PPOConfig.stages`; :class:`Trainer` switches between stages)."""
     config.check()
-    opponents = config.opponent_stages()[stage][1]
+    _, opponents, memory = config.stages()[stage]
     plain = mj.make_single_agent(config.env_id, learner_seat=config.learner_seat,
                                  **config.env_options)
     policy = make_policy(config, plain)
-    view = make_view(dataclasses.replace(config, opponents=opponents, opponent_switches=""), policy)
+    view = make_view(dataclasses.replace(config, opponents=opponents, opponent_switches="",
+                                         env_options={**config.env_options, "memory": memory}
+                                         if memory != config.env_options.get("memory", "perfect")
+                                         else config.env_options), policy)
     _, static = eqx.partition(policy, eqx.is_inexact_array)
     n_envs, n_steps = config.num_envs, config.num_steps
     self_play = opponents == "pool"

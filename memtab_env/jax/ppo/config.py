@@ -57,6 +57,13 @@ class PPOConfig:
     schedule carry on (one run, not a follow-up), the games are dealt afresh, and a switch
     to ``pool`` fills the pool with the current weights. Empty: the same opponents
     throughout"""
+    perfect_memory_steps: int = 0
+    """a memory curriculum: the first ``perfect_memory_steps`` learner steps are played
+    under memory ``perfect`` (every card ever revealed stays in the observation), the
+    rest under ``env_options``' memory model. The switch is a stage of the curriculum as
+    an opponent switch is (fresh games, the rest carries on). The network is the same
+    under every memory model; it learns first what the cards are worth, then has to
+    remember them. 0 (or an env under ``perfect``): no such stage"""
     learner_seat: int | str = "random"
     """the learner's seat, or ``random`` (drawn each episode)"""
     encoder: str = "set"
@@ -165,6 +172,19 @@ class PPOConfig:
             stages.append((start, name))
         return stages
 
+    def stages(self) -> list[tuple[int, str, str]]:
+        """The whole curriculum as ``[(first learner step, opponents, memory model), ...]``:
+        the opponent stages (:meth:`opponent_stages`) and, with ``perfect_memory_steps``,
+        the switch from memory ``perfect`` to the env's own."""
+        memory = str(self.env_options.get("memory", "perfect"))
+        opponents = self.opponent_stages()
+        starts = sorted({first for first, _ in opponents}
+                        | ({self.perfect_memory_steps} if self.perfect_memory_steps else set()))
+        if memory == "perfect":
+            starts = [first for first, _ in opponents]
+        return [(first, [name for start, name in opponents if start <= first][-1],
+                 "perfect" if first < self.perfect_memory_steps else memory) for first in starts]
+
     @property
     def uses_pool(self) -> bool:
         """Whether any stage of the curriculum plays ``pool`` opponents (the run then keeps
@@ -172,10 +192,10 @@ class PPOConfig:
         return any(name == "pool" for _, name in self.opponent_stages())
 
     def stage_at(self, update: int) -> int:
-        """The index in :meth:`opponent_stages` of the stage that update number ``update``
-        (0 the first) trains in."""
+        """The index in :meth:`stages` of the stage that update number ``update`` (0 the
+        first) trains in."""
         start = update * self.num_envs * self.num_steps
-        return max(i for i, (first, _) in enumerate(self.opponent_stages()) if first <= start)
+        return max(i for i, (first, _, _) in enumerate(self.stages()) if first <= start)
 
     def learning_rate_at(self, timesteps: Any) -> Any:
         """The learning rate after ``timesteps`` learner steps of this run (a number or a
@@ -225,7 +245,7 @@ class PPOConfig:
         if self.lr_schedule not in LR_SCHEDULES:
             raise InvalidOptionError(f"lr_schedule must be one of {list(LR_SCHEDULES)}, "
                                      f"got {self.lr_schedule!r:.60}")
-        for name in ("lr_warmup", "lr_horizon", "lr_offset"):
+        for name in ("lr_warmup", "lr_horizon", "lr_offset", "perfect_memory_steps"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_LR_STEPS:
                 raise InvalidOptionError(f"{name} must be an integer in [0, {MAX_LR_STEPS}] (learner steps), "

@@ -68,10 +68,11 @@ class Trainer:
     compiles, unless jax's persistent compilation cache holds the program
     (:mod:`memtab_env.jax.cache`, enabled here).
 
-    An opponent curriculum (``opponent_switches``) is one run: each stage's update is
-    compiled for its opponents, and the update that starts a stage first deals fresh
-    games (and, for ``pool``, fills the pool with the current weights) while the weights,
-    the optimiser's state, the reward statistics and the update count carry on. Which
+    A curriculum (``opponent_switches``, ``perfect_memory_steps``) is one run: each
+    stage's update is compiled for its opponents and memory model, and the update that
+    starts a stage first deals fresh games (and, for ``pool``, fills the pool with the
+    current weights) while the weights, the optimiser's state, the reward statistics and
+    the update count carry on. Which
     stage an update trains in follows from the update count alone, so a resumed run
     switches exactly where an uninterrupted one does."""
 
@@ -80,7 +81,7 @@ class Trainer:
         enable_compilation_cache()
         self.config = config
         self.seeds = list(seeds) if seeds is not None else [config.seed]
-        self.stages = config.opponent_stages()
+        self.stages = config.stages()
         self.policy, self._init, self._update = _compiled(config)
         self.devices = _devices(config)
         self.runner = self.place(runner if runner is not None else self.initial_runner())
