@@ -144,6 +144,10 @@ def check_record(record: Any) -> dict[str, Any]:
         for k, v in enumerate(result.get(key, [])):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or abs(v) > 1e12:
                 raise _bad(f"result.{key}[{k}]", f"expected a finite number, got {v!r:.60}")
+    for key in ("scores", "rewards"):  # one per seat
+        if key in result and len(result[key]) != record["num_players"]:
+            raise _bad(f"result.{key}", f"expected one entry per seat ({record['num_players']}), "
+                                        f"got {len(result[key])}")
     illegal = result.get("illegal_action")
     if illegal is not None:
         p = illegal.get("player")

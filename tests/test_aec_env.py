@@ -189,6 +189,8 @@ def _finished_record():
     (lambda r: r["result"].update(winners=[0, 1] if r["result"]["winners"] != [0, 1] else [0]),
      "result.winners"),
     (lambda r: r["result"].update(scores=[99, 0]), "result.scores"),
+    (lambda r: r["result"].update(rewards=[]), r"result.rewards: expected one entry per seat \(2\), got 0"),
+    (lambda r: r["result"].update(scores=[0, 0, 0]), r"result.scores: expected one entry per seat"),
     (lambda r: r.update(layout=r["layout"][::-1]), "layout does not match the deal of seed"),
     (lambda r: r.update(env_id="MemTab-v1"), "records of other versions do not replay"),
     (lambda r: r.update(format="memtab-record/0"), "unknown record format"),
