@@ -93,7 +93,6 @@ def draw_variants(out: Path, track: str, memory: str, model: str, figure: Path) 
     """One figure of the curves of every variant's run file of the cell under ``out``
     (a line per variant, labelled with its seeds; the study's own :func:`draw_curves`);
     returns the variants drawn."""
-    import json
     import shutil
     import tempfile
 
@@ -104,7 +103,7 @@ def draw_variants(out: Path, track: str, memory: str, model: str, figure: Path) 
     for folder in sorted(p for p in out.iterdir() if p.is_dir()):
         path = run_path(folder, track, memory, model)
         if path.exists():
-            run = json.loads(json.dumps(load_run(path)))
+            run = load_run(path)  # a fresh dict: relabelled for the figure only
             run["model"] = f"{model}, {folder.name} ({len(run['seeds'])} seeds)"
             run["track"] = f"{track} {model}"
             runs.append(run)

@@ -147,9 +147,10 @@ class SingleAgentEnv:
                 f"learner_seat must be 'random' or an integer in [0, {n - 1}], got {learner_seat!r}")
         self.learner_seat = learner_seat
         self._greedy_after = jnp.asarray([name == "greedy" for name in names] + [False], jnp.bool_)
-        self._host_after = {name: jnp.asarray([other == name for other in names] + [False], jnp.bool_)
-                            for name in dict.fromkeys(names) if name in HOST_OPPONENTS}
-        self._host_flips = {name: _load(host[name]) for name in self._host_after}
+        # each host player: which seats after the learner it holds, and its function
+        self._host = {name: (jnp.asarray([other == name for other in names] + [False], jnp.bool_),
+                             _load(host[name]))
+                      for name in dict.fromkeys(names) if name in HOST_OPPONENTS}
         self._pool_after = jnp.asarray([name == "pool" for name in names] + [False], jnp.bool_)
         self.has_pool = "pool" in names
         if self.has_pool and pool_policy is None:
@@ -178,13 +179,12 @@ class SingleAgentEnv:
         is_greedy = self._is_greedy(learner, seat)
         action = jnp.where(is_greedy, greedy, uniform).astype(jnp.int32)
         remembers = is_greedy
-        if self._host_after:  # (graphs of views without host opponents stay as they were)
+        if self._host:  # (graphs of views without host opponents stay as they were)
             live = ~(es.terminated | es.truncated)
             observation = env.observe(es, seat)
-            for name, after in self._host_after.items():
+            for after, flips in self._host.values():
                 acts = after[(seat - learner - 1) % self.num_players] & live
-                flip = jax.pure_callback(self._host_flips[name],
-                                         jax.ShapeDtypeStruct((), jnp.int32),
+                flip = jax.pure_callback(flips, jax.ShapeDtypeStruct((), jnp.int32),
                                          observation, seen[seat], acts, vmap_method="broadcast_all")
                 action = jnp.where(acts, flip, action)
                 remembers = remembers | acts

@@ -5,11 +5,10 @@
 finished cell is kept: delete its file to redo it; a run file trained otherwise than the
 config now trains its cell, other seeds or other PPO fields, is refused by name),
 printing a line per cell before it compiles and as it learns, then draws the figures and
-the tables from the run files. A
-user's run writes under ``runs/study/<config name>`` (or ``--out``, OUT below): figures in
-``figures/``, tables in ``OUT/study.md``. The committed study (``results/study/``,
-``docs/study/``, ``LEADERBOARD.md``) is written only with ``--write-committed``, and the
-other options refuse to point there without it.
+the tables from the run files. A user's run writes under ``runs/study/<config name>`` (or
+``--out``, OUT below): figures in ``figures/``, tables in ``OUT/study.md``. The committed
+study (``results/study/``, ``docs/study/``, ``LEADERBOARD.md``) is written only with
+``--write-committed``, and the other options refuse to point there without it.
 """
 
 from __future__ import annotations

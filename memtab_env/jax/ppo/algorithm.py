@@ -192,9 +192,8 @@ def make_train(config: PPOConfig, stage: int = 0) -> tuple[Callable, Callable, A
                                  **config.env_options)
     policy = make_policy(config, plain)
     view = make_view(dataclasses.replace(config, opponents=opponents, opponent_switches="",
-                                         env_options={**config.env_options, "memory": memory}
-                                         if memory != config.env_options.get("memory", "perfect")
-                                         else config.env_options), policy)
+                                         env_options={**config.env_options, "memory": memory}),
+                     policy)
     _, static = eqx.partition(policy, eqx.is_inexact_array)
     n_envs, n_steps = config.num_envs, config.num_steps
     self_play = opponents == "pool"

@@ -177,13 +177,11 @@ class PPOConfig:
         the opponent stages (:meth:`opponent_stages`) and, with ``perfect_memory_steps``,
         the switch from memory ``perfect`` to the env's own."""
         memory = str(self.env_options.get("memory", "perfect"))
+        switch = self.perfect_memory_steps if memory != "perfect" else 0
         opponents = self.opponent_stages()
-        starts = sorted({first for first, _ in opponents}
-                        | ({self.perfect_memory_steps} if self.perfect_memory_steps else set()))
-        if memory == "perfect":
-            starts = [first for first, _ in opponents]
+        starts = sorted({first for first, _ in opponents} | ({switch} if switch else set()))
         return [(first, [name for start, name in opponents if start <= first][-1],
-                 "perfect" if first < self.perfect_memory_steps else memory) for first in starts]
+                 "perfect" if first < switch else memory) for first in starts]
 
     @property
     def uses_pool(self) -> bool:

@@ -72,9 +72,8 @@ class Trainer:
     stage's update is compiled for its opponents and memory model, and the update that
     starts a stage first deals fresh games (and, for ``pool``, fills the pool with the
     current weights) while the weights, the optimiser's state, the reward statistics and
-    the update count carry on. Which
-    stage an update trains in follows from the update count alone, so a resumed run
-    switches exactly where an uninterrupted one does."""
+    the update count carry on. Which stage an update trains in follows from the update
+    count alone, so a resumed run switches exactly where an uninterrupted one does."""
 
     def __init__(self, config: PPOConfig, seeds: Sequence[int] | None = None,
                  runner: Runner | None = None) -> None:
