@@ -343,3 +343,29 @@ def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
     assert main([*args, "--tracks", "pelmanism-solo-none"]) == 0
     (results / "study" / "memtab-2p-none" / "none__GRU.json").write_text('{"format": "memtab-study-run/1"}')
     assert main([*args, "--report-only"]) == 2
+
+
+#: the MemTab recipe ablations whose figures docs/study.md (and the README, where it
+#: quotes them) writes by hand: each run file's IQM, interval and every seed
+MEMTAB_ABLATIONS = {
+    "memtab-grid-reference-1m/random-throughout": ("perfect__MLP", True),
+    "memtab-grid-reference-1m/greedy-from-100k+score-mix": ("perfect__MLP", True),
+    "memtab-grid-reference-1m/greedy-from-100k": ("perfect__MLP", True),
+    "memtab-grid-gru-none-1m/greedy-from-100k+score-mix": ("none__GRU", True),
+    "memtab-grid-gru-none-1m/greedy-from-100k+perfect-memory-to-300k": ("none__GRU", False),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(MEMTAB_ABLATIONS))
+def test_the_docs_quote_the_memtab_ablations_as_their_run_files_say(variant: str) -> None:
+    from memtab_env.study.tables import aggregate
+
+    cell, in_readme = MEMTAB_ABLATIONS[variant]
+    run = study.load_run(ROOT / "results/ablation" / variant / "memtab-2p-none-grid" / f"{cell}.json")
+    (stats,) = aggregate([run]).values()
+    iqm = f"{stats['iqm']:.2f} [{stats['lo']:.2f}, {stats['hi']:.2f}]"
+    seeds = ", ".join(f"{f['score']:.2f}" for f in run["final"])
+    docs = " ".join((ROOT / "docs/study.md").read_text().split())
+    assert iqm in docs and seeds in docs, (iqm, seeds)
+    if in_readme:
+        assert iqm in " ".join((ROOT / "README.md").read_text().split()), iqm
