@@ -47,7 +47,6 @@ actions follow the functional env's convention (the game ends, the learner gets 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -58,6 +57,7 @@ from memtab_env.errors import InvalidOptionError
 from memtab_env.gym_env import MAX_REDEALS
 from memtab_env.jax import checks
 from memtab_env.jax.env import Env, State, uniform_legal
+from memtab_env.registry import load
 
 #: opponents played on the host by the game's numpy agent, where the game's JAX class
 #: names them in ``host_opponents``
@@ -106,12 +106,6 @@ class SingleAgentState:
         return dataclasses.replace(self, **changes)
 
 
-def _load(path: str) -> Any:
-    """The function ``module:name`` (a game's ``host_opponents`` entry)."""
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 class SingleAgentEnv:
     """Single-agent view over a functional :class:`Env` (built with ``observe=False``).
 
@@ -149,7 +143,7 @@ class SingleAgentEnv:
         self._greedy_after = jnp.asarray([name == "greedy" for name in names] + [False], jnp.bool_)
         # each host player: which seats after the learner it holds, and its function
         self._host = {name: (jnp.asarray([other == name for other in names] + [False], jnp.bool_),
-                             _load(host[name]))
+                             load(host[name]))
                       for name in dict.fromkeys(names) if name in HOST_OPPONENTS}
         self._pool_after = jnp.asarray([name == "pool" for name in names] + [False], jnp.bool_)
         self.has_pool = "pool" in names
