@@ -56,6 +56,12 @@ VARIANTS: dict[str, dict] = {
     # updates), then the cell's own, with `greedy` from 100,352 steps and the win alone
     "greedy-from-100k+perfect-memory-to-300k": {"opponent_switches": "greedy@100352",
                                                 "perfect_memory_steps": 299008},
+    # the recall loss (weight 1): each face-down position's memory is asked for the kind
+    # the learner's observations last showed there, with the grid's recipe, and with the
+    # reward mix added
+    "greedy-from-100k+recall": {"opponent_switches": "greedy@100352", "recall_coef": 1.0},
+    "greedy-from-100k+score-mix+recall": {"opponent_switches": "greedy@100352",
+                                          "score_reward": 0.05, "recall_coef": 1.0},
     # the opponent switches alone (the win as the only reward): random, greedy, expert
     "greedy-from-100k+expert-from-400k": {"opponent_switches": "greedy@100352,expert@401408"},
     # the same, then the self-play pool (snapshots of the learner) from 200,704 steps (98

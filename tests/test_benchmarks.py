@@ -87,7 +87,8 @@ def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(con
     PPO config in every cell of the study (a misspelt field or a bad value fails here,
     not an hour into a run), and each variant changes the config unless the study already
     sets what it names. A variant that switches the opponents is refused, by name, only
-    where those opponents already play."""
+    where those opponents already play; one with the recall loss only where the network
+    has no memories' readout to train (an encoder other than ``kinds``)."""
     pytest.importorskip("jax")
     import dataclasses
 
@@ -104,6 +105,10 @@ def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(con
             switches = [item.partition("@")[0] for item in fields.get("opponent_switches", "").split(",")]
             if base.opponents in switches:
                 with pytest.raises(StudyError, match="switches to the opponents already playing"):
+                    ppo_config(varied, varied.tracks[track], memory, model)
+                continue
+            if fields.get("recall_coef") and base.encoder != "kinds":
+                with pytest.raises(StudyError, match="recall_coef needs encoder 'kinds'"):
                     ppo_config(varied, varied.tracks[track], memory, model)
                 continue
             config_ = ppo_config(varied, varied.tracks[track], memory, model)

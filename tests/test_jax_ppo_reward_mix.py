@@ -106,7 +106,7 @@ def _rollout(config: ppo.PPOConfig, steps: int) -> list:
     _, static = eqx.partition(policy, eqx.is_inexact_array)
     one = jax.jit(lambda carry: algorithm.rollout_step(config, static, env_step, carry, None))
     carry = (runner.params, runner.env_state, runner.h, runner.starts, runner.returns,
-             runner.discounted, runner.reward_stats, runner.key)
+             runner.discounted, runner.reward_stats, runner.shown, runner.key)
     out = []
     for _ in range(steps):
         carry, transition = one(carry)

@@ -37,6 +37,10 @@ from memtab_env.study import (
     run_path,
 )
 
+#: the per-update training metrics a run file keeps (``recall_accuracy`` only where the
+#: recall loss trains: the share of face-down cards seen before that the memories give back)
+TRAINING_FIELDS = ("episode_return", "win_rate", "entropy", "recall_accuracy")
+
 
 def ppo_config(study: Study, track: StudyTrack, memory: str, model: str, seed: int = 0) -> Any:
     """The :class:`memtab_env.jax.ppo.PPOConfig` of one cell."""
@@ -194,7 +198,7 @@ def run_cell(study: Study, track_id: str, memory: str, model: str, out_dir: Path
         rows = trainer.update()
         for i, row in enumerate(rows):
             training[i].append({**{k: round(v, 5) for k, v in row.items()
-                                   if k in ("episode_return", "win_rate", "entropy")},
+                                   if k in TRAINING_FIELDS},
                                 "timesteps": before + trainer.timesteps})
         if trainer.updates_done in points:
             score_all(before + trainer.timesteps)

@@ -47,6 +47,9 @@ class Runner:
     pool_count: jax.Array
     key: jax.Array
     update: jax.Array
+    shown: jax.Array | None = None
+    """int8[games, P]: the kind each game's observations last showed at each position
+    (-1 none), the recall loss's targets; None without it (``recall_coef`` 0)"""
 
 
 def update_stats(stats: jax.Array, x: jax.Array) -> jax.Array:
@@ -82,10 +85,12 @@ def rollout_step(config: PPOConfig, static: Any, env_step: Callable, carry: tupl
                  ) -> tuple[tuple, dict]:
     """One step of every game (a ``lax.scan`` body): sample the learner's flips, step the
     view, normalise the reward; the transition for the update."""
-    params, env_state, h, starts, returns, discounted, stats, key = carry
+    params, env_state, h, starts, returns, discounted, stats, shown, key = carry
     model = eqx.combine(params, static)
     key, act_key, env_key = jax.random.split(key, 3)
     obs, mask = env_state.observation, env_state.legal_action_mask
+    if shown is not None:
+        shown = jax.vmap(model.shown_kinds)(obs, starts, shown)
     h_next, logits, value = jax.vmap(model.step)(h, obs, starts, mask)
     action = jax.random.categorical(act_key, logits)
     logp = jnp.take_along_axis(_log_probs(logits), action[:, None], axis=1)[:, 0]
@@ -103,8 +108,10 @@ def rollout_step(config: PPOConfig, static: Any, env_step: Callable, carry: tupl
     out = dict(obs=obs, mask=mask, start=starts, action=action, logp=logp, value=value,
                reward=reward, done=done, episode_return=returns,
                won=env_state.reward > 0)
+    if shown is not None:
+        out["shown"] = shown
     returns = jnp.where(done, 0.0, returns)
-    return (params, env_state, h_next, done, returns, discounted, stats, key), out
+    return (params, env_state, h_next, done, returns, discounted, stats, shown, key), out
 
 
 def gae(config: PPOConfig, traj: dict, last_value: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -131,7 +138,11 @@ def ppo_loss(params: Any, h0: Any, batch: dict, advantages: jax.Array, targets: 
     clipped value loss and the entropy over legal flips; and what it measured."""
     model = eqx.combine(params, static)
     # sequences are [T, ...] per game: vmap over the games of the minibatch
-    _, logits, values = jax.vmap(model)(h0, batch["obs"], batch["start"], batch["mask"])
+    if config.recall_coef:
+        _, logits, values, recall, asked = jax.vmap(model.forward)(
+            h0, batch["obs"], batch["start"], batch["mask"])
+    else:
+        _, logits, values = jax.vmap(model)(h0, batch["obs"], batch["start"], batch["mask"])
     logp_all = _log_probs(logits)
     logp = jnp.take_along_axis(logp_all, batch["action"][..., None], axis=-1)[..., 0]
     ratio = jnp.exp(logp - batch["logp"])
@@ -144,8 +155,29 @@ def ppo_loss(params: Any, h0: Any, batch: dict, advantages: jax.Array, targets: 
     probs = jnp.exp(logp_all)
     entropy = -jnp.sum(jnp.where(batch["mask"], probs * logp_all, 0.0), axis=-1).mean()
     loss = pg + config.vf_coef * v_loss - config.ent_coef * entropy
-    return loss, {"policy_loss": pg, "value_loss": v_loss, "entropy": entropy,
-                  "approx_kl": ((ratio - 1) - jnp.log(ratio)).mean()}
+    info = {"policy_loss": pg, "value_loss": v_loss, "entropy": entropy,
+            "approx_kl": ((ratio - 1) - jnp.log(ratio)).mean()}
+    if config.recall_coef:
+        recall_loss, recalled, kept = recall_loss_and_counts(recall, asked, batch["shown"])
+        loss = loss + config.recall_coef * recall_loss
+        info.update(recall_loss=recall_loss, recall_right=recalled, recall_asked=kept)
+    return loss, info
+
+
+def recall_loss_and_counts(recall: jax.Array, asked: jax.Array, shown: jax.Array
+                           ) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """The recall loss: the mean cross-entropy of the readout's logits ``recall``
+    [..., P, K + 1] against the kinds ``shown`` [..., P] (-1: the last class, "not
+    known") over the positions ``asked`` [..., P]. Also how many asked positions had
+    been shown a kind, and at how many of those the readout's likeliest class is that
+    kind (their ratio: how often a memory gives back a card it saw)."""
+    classes = recall.shape[-1]
+    target = jnp.where(shown >= 0, shown.astype(jnp.int32), classes - 1)
+    nll = -jnp.take_along_axis(_log_probs(recall), target[..., None], axis=-1)[..., 0]
+    loss = jnp.where(asked, nll, 0.0).sum() / jnp.maximum(asked.sum(), 1)
+    known = asked & (shown >= 0)
+    right = known & (jnp.argmax(recall, axis=-1) == target)
+    return loss, right.sum().astype(jnp.float32), known.sum().astype(jnp.float32)
 
 
 def learn(config: PPOConfig, tx: optax.GradientTransformation, loss_fn: Callable, params: Any,
@@ -207,6 +239,12 @@ def make_train(config: PPOConfig, stage: int = 0) -> tuple[Callable, Callable, A
         pool = (pool_params, jnp.minimum(pool_count, config.pool_size))
         return (lambda s, a: view.step(s, a, pool=pool)), (lambda k: view.reset(k, pool=pool))
 
+    def fresh_shown() -> jax.Array | None:
+        """The recall loss's memory of shown kinds, empty; None without the loss."""
+        if not config.recall_coef:
+            return None
+        return jnp.full((n_envs, plain.env.game.num_positions), -1, jnp.int8)
+
     def init(key: jax.Array) -> Runner:
         net_key, env_key, key = jax.random.split(key, 3)
         params, _ = eqx.partition(make_policy(config, plain, key=net_key), eqx.is_inexact_array)
@@ -219,7 +257,8 @@ def make_train(config: PPOConfig, stage: int = 0) -> tuple[Callable, Callable, A
         return Runner(params, tx.init(params), env_state, h, jnp.ones(n_envs, bool),
                       jnp.zeros(n_envs, jnp.float32), jnp.zeros(n_envs, jnp.float32),
                       jnp.array([1e-4, 0.0, 1.0], jnp.float32), pool_params, pool_count, key,
-                      jnp.int32(0))
+                      jnp.int32(0), fresh_shown())
+
 
     def fresh_games(runner: Runner) -> Runner:
         """``runner`` with every game dealt afresh and every memory reset."""
@@ -229,17 +268,17 @@ def make_train(config: PPOConfig, stage: int = 0) -> tuple[Callable, Callable, A
             runner, env_state=jax.vmap(reset)(jax.random.split(env_key, n_envs)),
             h=jax.vmap(lambda _: policy.initial_state())(jnp.arange(n_envs)),
             starts=jnp.ones(n_envs, bool), returns=jnp.zeros(n_envs, jnp.float32),
-            discounted=jnp.zeros(n_envs, jnp.float32), key=key)
+            discounted=jnp.zeros(n_envs, jnp.float32), shown=fresh_shown(), key=key)
 
     def update(runner: Runner) -> tuple[Runner, dict]:
         if config.fresh_rollouts:
             runner = fresh_games(runner)
         h0 = runner.h
         env_step = mj.auto_reset_batch(*env_fns(runner.pool_params, runner.pool_count))
-        (params, env_state, h, starts, returns, discounted, stats, key), traj = jax.lax.scan(
+        (params, env_state, h, starts, returns, discounted, stats, shown, key), traj = jax.lax.scan(
             functools.partial(rollout_step, config, static, env_step),
             (runner.params, runner.env_state, runner.h, runner.starts, runner.returns,
-             runner.discounted, runner.reward_stats, runner.key), None, length=n_steps)
+             runner.discounted, runner.reward_stats, runner.shown, runner.key), None, length=n_steps)
         # bootstrap value of the state after the rollout
         model = eqx.combine(params, static)
         _, _, last_value = jax.vmap(model.step)(h, env_state.observation, starts,
@@ -254,7 +293,10 @@ def make_train(config: PPOConfig, stage: int = 0) -> tuple[Callable, Callable, A
         done = traj["done"]
         episodes = done.sum()
         per_episode = lambda x: jnp.where(done, x, 0).sum() / jnp.maximum(episodes, 1)  # noqa: E731
-        metrics = {k: v.mean() for k, v in info.items()}
+        metrics = {k: v.mean() for k, v in info.items() if k not in ("recall_right", "recall_asked")}
+        if config.recall_coef:  # over the whole update: shown cards the readout gave back
+            metrics["recall_accuracy"] = info["recall_right"].sum() / jnp.maximum(
+                info["recall_asked"].sum(), 1.0)
         metrics["learning_rate"] = config.learning_rate_at(runner.update * n_envs * n_steps)
         metrics.update(episodes=episodes, episode_return=per_episode(traj["episode_return"]),
                        win_rate=per_episode(traj["won"]))
@@ -266,7 +308,7 @@ def make_train(config: PPOConfig, stage: int = 0) -> tuple[Callable, Callable, A
                                        pool_params, params)
             pool_count = pool_count + take.astype(jnp.int32)
         new = Runner(params, opt_state, env_state, h, starts, returns, discounted, stats,
-                     pool_params, pool_count, key, runner.update + 1)
+                     pool_params, pool_count, key, runner.update + 1, shown)
         return new, metrics
 
     return init, update, policy

@@ -27,6 +27,8 @@ MAX_LR_STEPS = 10**13
 LR_SCHEDULES = ("constant", "linear", "cosine")
 #: the largest weight of the score in the training reward's mix
 MAX_SCORE_REWARD = 100.0
+#: the largest weight of the recall loss
+MAX_RECALL_COEF = 100.0
 #: the opponents a curriculum switches between: those of the single-agent JAX view
 SWITCH_OPPONENTS = OPPONENTS
 
@@ -81,6 +83,14 @@ class PPOConfig:
     and their checkpoints load and reproduce; not part of the recipe: it writes into
     memax's GRU internals (one architecture only), so a grid that compares architectures
     leaves it off"""
+    recall_coef: float = 0.0
+    """``encoder: kinds``: the weight of the recall loss, an auxiliary loss beside PPO's.
+    The network's readout of each face-down position's memory (the kind it believes the
+    position holds, or "not known") is trained by cross-entropy to give the kind that the
+    learner's own observations last showed at that position in this episode, or "not
+    known" where they never showed one. A dense, self-supervised signal for remembering
+    (the targets come from the learner's past observations only, nothing it could not
+    know), the same for every memory architecture. 0: PPO's loss alone"""
     memory_model: str = "GRU"
     """memax model name (``MLP`` = no memory)"""
     memory_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -259,6 +269,13 @@ class PPOConfig:
             raise InvalidOptionError(
                 f"latch_init needs encoder 'kinds' and memory_model 'GRU', got encoder "
                 f"{self.encoder!r} and memory_model {self.memory_model!r}")
+        if isinstance(self.recall_coef, bool) or not isinstance(self.recall_coef, (int, float)) \
+                or not 0 <= self.recall_coef <= MAX_RECALL_COEF:
+            raise InvalidOptionError(f"recall_coef must be a number in [0, {MAX_RECALL_COEF}], "
+                                     f"got {self.recall_coef!r:.60}")
+        if self.recall_coef and self.encoder != "kinds":
+            raise InvalidOptionError(f"recall_coef needs encoder 'kinds' (its memories' readout is "
+                                     f"what the recall loss trains), got encoder {self.encoder!r}")
         if self.num_envs % self.num_minibatches:
             raise InvalidOptionError(
                 f"num_envs ({self.num_envs}) must be a multiple of num_minibatches "

@@ -281,6 +281,22 @@ class KindSetActorCritic(eqx.Module):
 
     def __call__(self, h: Any, obs: jax.Array, starts: jax.Array, masks: jax.Array
                  ) -> tuple[Any, jax.Array, jax.Array]:
+        return self.forward(h, obs, starts, masks)[:3]
+
+    def shown_kinds(self, obs: jax.Array, start: jax.Array, shown: jax.Array) -> jax.Array:
+        """int8[P]: the kind one game's observations last showed at each position in this
+        episode, -1 where none did: ``shown`` (the same before this step) forgotten at an
+        episode's ``start``, then updated with the cards ``obs`` shows. The recall loss's
+        targets (:attr:`PPOConfig.recall_coef`)."""
+        card = obs[self.card_index]  # [P, K], one-hot where a card is shown
+        shown = jnp.where(start, jnp.int8(-1), shown)
+        return jnp.where(card.any(axis=-1), jnp.argmax(card, axis=-1), shown).astype(jnp.int8)
+
+    def forward(self, h: Any, obs: jax.Array, starts: jax.Array, masks: jax.Array
+                ) -> tuple[Any, jax.Array, jax.Array, jax.Array, jax.Array]:
+        """:meth:`__call__`'s recurrent states, logits and values, plus what the recall
+        loss reads: the readout's logits [T, P, K + 1] (the last class "not known") and
+        where the network asks for them, bool[T, P] (face down, no card shown)."""
         x = obs.astype(jnp.float32) * jax.lax.stop_gradient(self.scale)  # [T, F]
         status, card = x[:, self.status_index], x[:, self.card_index]  # [T, P, S], [T, P, K]
         glob = x[:, self.global_index]  # [T, G]
@@ -290,7 +306,8 @@ class KindSetActorCritic(eqx.Module):
         own = jnp.concatenate([status, card], -1)  # a memory reads only its own position
         hs, m = jax.vmap(self.memory, in_axes=(0, (1, None)), out_axes=(0, 1))(h, (own, starts))
         z = z + m
-        believed = jax.nn.softmax(jax.vmap(jax.vmap(self.readout))(m), axis=-1)[..., :-1]
+        recall = jax.vmap(jax.vmap(self.readout))(m)  # [T, P, K + 1]
+        believed = jax.nn.softmax(recall, axis=-1)[..., :-1]
         unseen = status[..., :1] * (1.0 - card.sum(axis=-1, keepdims=True))
         kind = card + unseen * believed  # [T, P, K]
         features = [kind]
@@ -310,7 +327,7 @@ class KindSetActorCritic(eqx.Module):
                    + jax.vmap(jax.vmap(w_kind))(jnp.einsum("tpq,tqd->tpd", same, y) - own_kind * y)
                    + jax.vmap(w_pool)(y.mean(axis=1))[:, None])
             z = z + jax.nn.relu(mix)
-        return (hs, *_set_heads(self, z, glob, masks))
+        return (hs, *_set_heads(self, z, glob, masks), recall, unseen[..., 0] > 0)
 
     def step(self, h: Any, obs: jax.Array, start: jax.Array, mask: jax.Array
              ) -> tuple[Any, jax.Array, jax.Array]:

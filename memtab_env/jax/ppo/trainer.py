@@ -114,7 +114,7 @@ class Trainer:
         weights when it plays ``pool``; everything else carries on."""
         fresh = self.place(self.initial_runner(stage))
         games = {name: getattr(fresh, name)
-                 for name in ("env_state", "h", "starts", "returns", "discounted")}
+                 for name in ("env_state", "h", "starts", "returns", "discounted", "shown")}
         runner = dataclasses.replace(self.runner, **games)
         if self.stages[stage][1] == "pool":
             pool = _filled_pool(runner.params, runner.pool_params)
@@ -133,7 +133,7 @@ class Trainer:
         mesh = Mesh(np.asarray(self.devices), ("games",))
         games = NamedSharding(mesh, PartitionSpec(None, "games"))
         replicated = NamedSharding(mesh, PartitionSpec())
-        per_game = {"env_state", "h", "starts", "returns", "discounted"}
+        per_game = {"env_state", "h", "starts", "returns", "discounted", "shown"}
         return Runner(**{f.name: jax.device_put(getattr(runner, f.name),
                                                 games if f.name in per_game else replicated)
                          for f in dataclasses.fields(Runner)})
