@@ -229,6 +229,10 @@ def test_the_leaderboard_section_ranks_cells_by_iqm_with_intervals() -> None:
     across = text.split("### Ranks across tracks")[1]
     assert "| `none` | GRU | 1 | 1 | 1.0 |" in across and "| `none` | MLP | 2 | 2 | 2.0 |" in across
     assert study.leaderboard_section([]) == []
+    # the committed section names the committed run files; a user's tables name their own
+    assert "run files under `results/study/`" in text and "--config configs/study.yaml`" in text
+    mine = "\n".join(study.leaderboard_section(runs, "runs/study/mine/", "mine.yaml"))
+    assert "run files under `runs/study/mine/`" in mine and "--config mine.yaml`" in mine
     # a follow-up track is ranked on its own and left out of the across-tracks table
     long = {**_run("pelmanism-long", "none", "GRU", [0.9] * 5), "follow_up": True}
     text = "\n".join(study.leaderboard_section([*runs, long]))

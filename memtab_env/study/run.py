@@ -312,7 +312,9 @@ def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
         from memtab_env.study.tables import leaderboard_section
 
         tables.parent.mkdir(parents=True, exist_ok=True)
-        tables.write_text("\n".join(leaderboard_section(runs) or ["No run files yet."]) + "\n")
+        section = leaderboard_section(runs, f"{out_dir.as_posix().rstrip('/')}/",
+                                      Path(config or PRESETS["full"]).as_posix())
+        tables.write_text("\n".join(section or ["No run files yet."]) + "\n")
         print(f"tables {tables}")
     if figures_dir is not None:
         from memtab_env.study.figures import draw_curves

@@ -32,18 +32,20 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str], dict
     return out
 
 
-def leaderboard_section(runs: Sequence[dict[str, Any]]) -> list[str]:
+def leaderboard_section(runs: Sequence[dict[str, Any]], run_dir: str = "results/study/",
+                        config: str = "configs/study.yaml") -> list[str]:
     """The memory study section of ``LEADERBOARD.md`` (Markdown lines; none without
     runs), recomputed from the run files: one table per track, cells ranked by IQM, and
-    the cells' ranks across the grid's tracks (:func:`across_tracks`)."""
+    the cells' ranks across the grid's tracks (:func:`across_tracks`). ``run_dir`` and
+    ``config``: where the text says the run files lie and which study config made them."""
     if not runs:
         return []
     cells = aggregate(runs)
     lines = [
         "## Memory study",
         "",
-        "Generated from the run files under `results/study/` (protocol: "
-        "[docs/study.md](docs/study.md), `memtab study --config configs/study.yaml`). "
+        f"Generated from the run files under `{run_dir}` (protocol: "
+        f"[docs/study.md](docs/study.md), `memtab study --config {config}`). "
         "Memory architectures (memax models, a memory per position behind the set encoder) "
         "trained by the JAX PPO at a fixed sample budget per track; normalised final score "
         "(0 = random play, 1 = the track's strong reference), IQM over training seeds with "
