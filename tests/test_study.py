@@ -357,7 +357,28 @@ MEMTAB_ABLATIONS = {
     "memtab-grid-reference-1m/greedy-from-100k": ("perfect__MLP", True),
     "memtab-grid-gru-none-1m/greedy-from-100k+score-mix": ("none__GRU", True),
     "memtab-grid-gru-none-1m/greedy-from-100k+perfect-memory-to-300k": ("none__GRU", False),
+    "memtab-grid-gru-none-300k/greedy-from-100k+recall": ("none__GRU", False),
 }
+
+
+#: the MemTab grid's committed cells the README quotes too
+GRID_IN_README = {"none__GRU"}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "results/grid").glob("*/*.json")), ids=lambda p: p.stem)
+def test_the_docs_quote_every_committed_grid_cell_as_its_run_file_says(path: Path) -> None:
+    """docs/study.md gives every committed cell of the MemTab grid its IQM, interval and
+    every seed, recomputed here from the run file (and the README the cells it quotes)."""
+    from memtab_env.study.tables import aggregate
+
+    run = study.load_run(path)
+    (stats,) = aggregate([run]).values()
+    iqm = f"{stats['iqm']:.2f} [{stats['lo']:.2f}, {stats['hi']:.2f}]"
+    seeds = ", ".join(f"{f['score']:.2f}" for f in run["final"])
+    docs = " ".join((ROOT / "docs/study.md").read_text().split())
+    assert iqm in docs and seeds in docs, (iqm, seeds)
+    if path.stem in GRID_IN_README:
+        assert iqm in " ".join((ROOT / "README.md").read_text().split()), iqm
 
 
 @pytest.mark.parametrize("variant", sorted(MEMTAB_ABLATIONS))
