@@ -1,6 +1,7 @@
 """PPO with memory, top to bottom, as PureJaxRL's ``ppo_rnn.py`` reads: what one update
 carries to the next (:class:`Runner`), the rollout (with reward normalisation), the
-generalised advantage estimates, the clipped loss, the epochs of minibatch updates, and
+generalised advantage estimates, the clipped loss (plus the recall loss where
+``recall_coef`` asks for it), the epochs of minibatch updates, and
 :func:`make_train`, which puts them together as ``init`` and ``update`` functions for
 ``jit`` and ``vmap``.
 
@@ -258,7 +259,6 @@ def make_train(config: PPOConfig, stage: int = 0) -> tuple[Callable, Callable, A
                       jnp.zeros(n_envs, jnp.float32), jnp.zeros(n_envs, jnp.float32),
                       jnp.array([1e-4, 0.0, 1.0], jnp.float32), pool_params, pool_count, key,
                       jnp.int32(0), fresh_shown())
-
 
     def fresh_games(runner: Runner) -> Runner:
         """``runner`` with every game dealt afresh and every memory reset."""

@@ -215,7 +215,8 @@ class KindSetActorCritic(eqx.Module):
     drive every memory at every step), optionally started as a latch (``latch_init``,
     :func:`latch_gru`). A readout of the memory gives the kind the position is believed to
     hold (one more class: "not known"), used in place of the card where the position is
-    face down and the observation shows no card. From these kinds come the relations pair
+    face down and the observation shows no card (the readout the recall loss trains,
+    :attr:`PPOConfig.recall_coef`). From these kinds come the relations pair
     finding needs and a plain set layer can only approximate: messages between the
     positions of one kind (``same = kind @ kind.T``, diagonal zeroed) and, where the game
     has tableaux, which seat's tableau holds the position's kind. Then ``set_layers``
