@@ -22,6 +22,10 @@ from memtab_env.jax.ppo.algorithm import Runner, make_train
 from memtab_env.jax.ppo.config import PPOConfig
 from memtab_env.jax.ppo.networks import ActorCritic
 
+#: the fields of a :class:`Runner` that hold one entry per game: dealt afresh at a stage
+#: switch, split over the devices
+PER_GAME = ("env_state", "h", "starts", "returns", "discounted", "shown")
+
 
 def _devices(config: PPOConfig) -> list:
     devices = jax.devices()
@@ -114,7 +118,7 @@ class Trainer:
         weights when it plays ``pool``; everything else carries on."""
         fresh = self.place(self.initial_runner(stage))
         games = {name: getattr(fresh, name)
-                 for name in ("env_state", "h", "starts", "returns", "discounted", "shown")}
+                 for name in PER_GAME}
         runner = dataclasses.replace(self.runner, **games)
         if self.stages[stage][1] == "pool":
             pool = _filled_pool(runner.params, runner.pool_params)
@@ -133,9 +137,8 @@ class Trainer:
         mesh = Mesh(np.asarray(self.devices), ("games",))
         games = NamedSharding(mesh, PartitionSpec(None, "games"))
         replicated = NamedSharding(mesh, PartitionSpec())
-        per_game = {"env_state", "h", "starts", "returns", "discounted", "shown"}
         return Runner(**{f.name: jax.device_put(getattr(runner, f.name),
-                                                games if f.name in per_game else replicated)
+                                                games if f.name in PER_GAME else replicated)
                          for f in dataclasses.fields(Runner)})
 
     def start_from(self, policies: Sequence[ActorCritic]) -> None:
