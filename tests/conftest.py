@@ -9,7 +9,7 @@ The JAX tests train tiny networks, so XLA's compilation is most of their time: t
 compile without XLA's backend optimisations, which do nothing for networks of eight units
 but cost a third of each compile. They write no persistent compilation cache
 (``MEMTAB_JAX_CACHE=off``, inherited by the subprocesses the tests start): in a worker
-that had run some 750 tests, jaxlib 0.10.2 failed to serialise one of the update
+that had run some 780 tests, jaxlib 0.10.2 failed to serialise one of the update
 programs for the cache, and unwinding that C++ error crashed the process (a segfault in
 ``_Unwind_Find_FDE``); without the cache the JAX tests take about 12% longer.
 ``tests/test_jax_cache.py`` checks the cache itself, in fresh processes. Both are
