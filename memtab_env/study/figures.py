@@ -49,6 +49,7 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import EngFormatter
 
     from memtab_env.protocol.metrics import iqm
 
@@ -77,6 +78,7 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
             ax.set_title(f"{track}, memory {memory}")
             ax.set_ylim(bottom=FLOOR - 0.05, top=max(1.05, ax.get_ylim()[1]))
             ax.set_xlabel("learner steps")
+            ax.xaxis.set_major_formatter(EngFormatter(sep=""))  # 400k, not 400000
             ax.axhline(0.0, color="grey", lw=0.6, ls=":")
             ax.axhline(1.0, color="grey", lw=0.6, ls=":")
             ax.grid(alpha=0.3)
