@@ -81,13 +81,14 @@ def test_the_device_check_runs_tiny_on_a_cpu(capsys: pytest.CaptureFixture) -> N
     assert "PPO steps/s  flat GRU, 4 games x 8 steps:" in out and "first update" in out
 
 
-@pytest.mark.parametrize("config", ["configs/study.yaml", "configs/study_memtab.yaml"])
+@pytest.mark.parametrize("config", ["configs/study.yaml", "configs/study_memtab.yaml",
+                                    "configs/study_pelmanism.yaml"])
 def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(config: str) -> None:
     """``ablate_recipe``: each variant's fields over the study's ``ppo`` give a checked
     PPO config in every cell of the study (a misspelt field or a bad value fails here,
     not an hour into a run), and each variant changes the config unless the study already
     sets what it names. A variant that switches the opponents is refused, by name, only
-    where those opponents already play; one with the recall loss only where the network
+    where those opponents already play or where the game has none; one with the recall loss only where the network
     has no memories' readout to train (an encoder other than ``kinds``)."""
     pytest.importorskip("jax")
     import dataclasses
@@ -103,6 +104,10 @@ def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(con
         varied = dataclasses.replace(study, ppo={**study.ppo, **fields})
         for (track, memory, model), base in committed.items():
             switches = [item.partition("@")[0] for item in fields.get("opponent_switches", "").split(",")]
+            if fields.get("opponent_switches") and base.env_options.get("num_players") == 1:
+                with pytest.raises(StudyError, match="has no opponents to switch"):
+                    ppo_config(varied, varied.tracks[track], memory, model)
+                continue
             if base.opponents in switches:
                 with pytest.raises(StudyError, match="switches to the opponents already playing"):
                     ppo_config(varied, varied.tracks[track], memory, model)

@@ -52,6 +52,14 @@ def test_a_bad_curriculum_is_refused_naming_the_item(switches, message) -> None:
     assert message in str(info.value)
 
 
+def test_a_curriculum_on_a_game_played_alone_is_refused() -> None:
+    alone = {**TWO_PLAYER, "env_options": {**TWO_PLAYER["env_options"], "num_players": 1}}
+    ppo.PPOConfig(**alone).check()
+    with pytest.raises(InvalidOptionError, match="'greedy@16': a game with num_players 1 has no "
+                                                 "opponents to switch"):
+        ppo.PPOConfig(**{**alone, "opponent_switches": "greedy@16"}).check()
+
+
 def test_stages_and_the_update_each_trains_in() -> None:
     config = _config()
     assert config.opponent_stages() == [(0, "random"), (16, "greedy"), (40, "pool")]

@@ -265,6 +265,9 @@ class PPOConfig:
         if len(stages) > 1 and self.opponents not in SWITCH_OPPONENTS:
             raise InvalidOptionError(f"opponent_switches starts from opponents in {list(SWITCH_OPPONENTS)}, "
                                      f"got {self.opponents!r:.40}")
+        if len(stages) > 1 and self.env_options.get("num_players") == 1:
+            raise InvalidOptionError(f"opponent_switches {self.opponent_switches!r:.60}: a game with "
+                                     "num_players 1 has no opponents to switch")
         if self.latch_init and (self.encoder != "kinds" or self.memory_model != "GRU"):
             raise InvalidOptionError(
                 f"latch_init needs encoder 'kinds' and memory_model 'GRU', got encoder "
