@@ -88,8 +88,9 @@ def test_every_recipe_ablation_variant_is_a_valid_config_of_every_study_cell(con
     PPO config in every cell of the study (a misspelt field or a bad value fails here,
     not an hour into a run), and each variant changes the config unless the study already
     sets what it names. A variant that switches the opponents is refused, by name, only
-    where those opponents already play or where the game has none; one with the recall loss only where the network
-    has no memories' readout to train (an encoder other than ``kinds``)."""
+    where those opponents already play or where the game has none; one with the recall
+    loss only where the network has no memories' readout to train (an encoder other than
+    ``kinds``)."""
     pytest.importorskip("jax")
     import dataclasses
 

@@ -41,12 +41,13 @@ def leaderboard_section(runs: Sequence[dict[str, Any]], run_dir: str = "results/
     if not runs:
         return []
     cells = aggregate(runs)
+    encoders = " and ".join(sorted({str(run.get("config", {}).get("encoder", "set")) for run in runs}))
     lines = [
         "## Memory study",
         "",
         f"Generated from the run files under `{run_dir}` (protocol: "
         f"[docs/study.md](docs/study.md), `memtab study --config {config}`). "
-        "Memory architectures (memax models, a memory per position behind the set encoder) "
+        f"Memory architectures (memax models, a memory per position behind the {encoders} encoder) "
         "trained by the JAX PPO at a fixed sample budget per track; normalised final score "
         "(0 = random play, 1 = the track's strong reference), IQM over training seeds with "
         "a 95% stratified-bootstrap interval.",
