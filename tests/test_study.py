@@ -233,6 +233,10 @@ def test_the_leaderboard_section_ranks_cells_by_iqm_with_intervals() -> None:
     assert "run files under `results/study/`" in text and "--config configs/study.yaml`" in text
     mine = "\n".join(study.leaderboard_section(runs, "runs/study/mine/", "mine.yaml"))
     assert "run files under `runs/study/mine/`" in mine and "--config mine.yaml`" in mine
+    # the text names the network the runs trained (run files without the field: `set`)
+    assert "a memory per position behind the set encoder" in text
+    kinds = [{**run, "config": {"encoder": "kinds"}} for run in runs]
+    assert "behind the kinds encoder" in "\n".join(study.leaderboard_section(kinds))
     # a follow-up track is ranked on its own and left out of the across-tracks table
     long = {**_run("pelmanism-long", "none", "GRU", [0.9] * 5), "follow_up": True}
     text = "\n".join(study.leaderboard_section([*runs, long]))
