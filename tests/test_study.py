@@ -269,6 +269,8 @@ def test_curves_are_drawn_as_the_iqm_with_its_bootstrap_interval_clipped_at_the_
     assert ax.get_ylim()[0] == pytest.approx(figures.FLOOR - 0.05)
     assert "clipped at -1" in ax.get_ylabel()
     assert ax.xaxis.get_major_formatter()(400_000) == "400k"  # ticks that do not run together
+    styles = [tuple(figures.line_style(i).values()) for i in range(30)]
+    assert len(set(styles)) == 30  # 13 architectures are 13 lines told apart
     (line,) = ax.get_lines()[:1]
     np.testing.assert_allclose(line.get_ydata(), centre)
     run["curves"][2][2]["score"] = 0.6

@@ -38,6 +38,13 @@ def curve_band(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return centre, lo, hi
 
 
+def line_style(index: int) -> dict[str, Any]:
+    """The colour and dash of an architecture's line: the same in every panel of a track,
+    and no two alike for up to 30 architectures (matplotlib's default cycle repeats after
+    10 colours)."""
+    return {"color": f"C{index % 10}", "ls": ("-", "-.", ":")[index // 10 % 3]}
+
+
 def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
     """One figure per track (``<track>.png``): a panel per memory model, a line per
     architecture: the IQM over seeds of the curve score against learner steps, with its
@@ -59,6 +66,7 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
     for track in dict.fromkeys(r["track"] for r in runs):
         mine = [r for r in runs if r["track"] == track]
         memories = list(dict.fromkeys(r["memory"] for r in mine))
+        models = sorted({r["model"] for r in mine})
         fig, axes = plt.subplots(1, len(memories), figsize=(5 * len(memories), 4), sharey=True,
                                  squeeze=False)
         clipped = False
@@ -68,7 +76,7 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
                 scores = np.array([[p["score"] for p in c] for c in run["curves"]])
                 centre, lo, hi = curve_band(scores)
                 clipped |= bool((lo < FLOOR).any())
-                (line,) = ax.plot(steps, centre, label=run["model"])
+                (line,) = ax.plot(steps, centre, label=run["model"], **line_style(models.index(run["model"])))
                 ax.fill_between(steps, lo, hi, alpha=0.15, color=line.get_color())
                 for before in earlier_runs(run, runs):
                     ax.plot([p["timesteps"] for p in before["curves"][0]],
@@ -82,7 +90,7 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
             ax.axhline(0.0, color="grey", lw=0.6, ls=":")
             ax.axhline(1.0, color="grey", lw=0.6, ls=":")
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7, loc="upper left")
+            ax.legend(fontsize=7, loc="best", ncol=2 if len(ax.get_legend_handles_labels()[0]) > 8 else 1)
         axes[0][0].set_ylabel("normalised score, IQM over seeds (95% CI)"
                               + (f"\naxis clipped at {FLOOR:g}" if clipped else ""))
         fig.tight_layout()
