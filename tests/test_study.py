@@ -131,16 +131,18 @@ def test_a_model_s_width_overrides_the_study_s_and_the_track_s() -> None:
     assert ppo_config(s, s.tracks["pelmanism-solo-none"], "none", "LSTM").recurrent_size == 32
 
 
-def test_the_memtab_grid_config_compares_ten_architectures_at_comparable_sizes() -> None:
-    """``configs/study_memtab.yaml``: at least 10 memax architectures, memories ``none``
-    and a second model, the perfect-memory reference, 10 seeds, and parameter counts
-    within 25% of each other (the widths are chosen per architecture)."""
+@pytest.mark.parametrize("config", ["study_memtab.yaml", "study_pelmanism.yaml"])
+def test_the_grid_configs_compare_ten_architectures_at_comparable_sizes(config: str) -> None:
+    """``configs/study_memtab.yaml`` and ``study_pelmanism.yaml``: at least 10 memax
+    architectures, memories ``none`` and a second model, the perfect-memory reference, 10
+    seeds, and parameter counts within 25% of each other (the widths are chosen per
+    architecture)."""
     pytest.importorskip("jax")
     pytest.importorskip("memax")
     from memtab_env.jax.ppo import count_parameters, make_policy
     from memtab_env.study.run import ppo_config
 
-    s = study.load_study(ROOT / "configs" / "study_memtab.yaml")
+    s = study.load_study(ROOT / "configs" / config)
     assert len(s.seeds) == 10 and len({m["memory_model"] for m in s.models.values()}) >= 10
     assert s.memories[0] == "none" and len(s.memories) == 2
     assert s.reference == {"model": "MLP", "memory": "perfect"}
@@ -149,7 +151,8 @@ def test_the_memtab_grid_config_compares_ten_architectures_at_comparable_sizes()
     assert max(counts.values()) <= 1.25 * min(counts.values()), counts
 
 
-@pytest.mark.parametrize(("config", "results"), [("study.yaml", "study"), ("study_memtab.yaml", "grid")])
+@pytest.mark.parametrize(("config", "results"), [("study.yaml", "study"), ("study_memtab.yaml", "grid"),
+                                                 ("study_pelmanism.yaml", "grid-pelmanism")])
 def test_every_committed_run_file_was_trained_as_its_config_trains_the_cell(config: str, results: str
                                                                             ) -> None:
     """A study resumes by keeping the cells that have a run file: each committed one must
@@ -368,14 +371,18 @@ MEMTAB_ABLATIONS = {
 }
 
 
-#: the MemTab grid's committed cells the README quotes too
-GRID_IN_README = {"none__GRU", "none__MGU", "none__Elman", "none__LSTM", "none__MLP", "perfect__MLP"}
+#: the grids' committed cells the README quotes too
+GRID_IN_README = {f"memtab-2p-none-grid/{cell}" for cell in (
+    "none__GRU", "none__MGU", "none__Elman", "none__LSTM", "none__MLP", "perfect__MLP")} | {
+    f"pelmanism-solo-none-grid/none__{model}" for model in ("GRU", "DeltaNet", "Attention", "Window4", "MLP")}
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "results/grid").glob("*/*.json")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(ROOT.glob("results/grid*/*/*.json")),
+                         ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_the_docs_quote_every_committed_grid_cell_as_its_run_file_says(path: Path) -> None:
-    """docs/study.md gives every committed cell of the MemTab grid its IQM, interval and
-    every seed, recomputed here from the run file (and the README the cells it quotes)."""
+    """docs/study.md gives every committed cell of the grids (MemTab, Pelmanism solo) its
+    IQM, interval and every seed, recomputed here from the run file (and the README the
+    cells it quotes)."""
     from memtab_env.study.tables import aggregate
 
     run = study.load_run(path)
@@ -384,7 +391,7 @@ def test_the_docs_quote_every_committed_grid_cell_as_its_run_file_says(path: Pat
     seeds = ", ".join(f"{f['score']:.2f}" for f in run["final"])
     docs = " ".join((ROOT / "docs/study.md").read_text().split())
     assert iqm in docs and seeds in docs, (iqm, seeds)
-    if path.stem in GRID_IN_README:
+    if f"{path.parent.name}/{path.stem}" in GRID_IN_README:
         assert iqm in " ".join((ROOT / "README.md").read_text().split()), iqm
 
 
