@@ -115,9 +115,8 @@ def test_too_few_deals_and_duplicates_are_refused(results, tmp_path):
 
 # --- the committed results ---------------------------------------------------------------
 
-COMMITTED = sorted(p for p in (ROOT / "results").rglob("*.json")  # study, grid and ablation run files aside
-                   if not {"study", "grid", "ablation"} & set(p.relative_to(ROOT / "results").parts)) \
-    if (ROOT / "results").is_dir() else []
+COMMITTED = sorted(p for p in (ROOT / "results").rglob("*.json")  # study run files aside, as collect does
+                   if not leaderboard._not_a_result(p)) if (ROOT / "results").is_dir() else []
 
 
 @pytest.mark.skipif(not COMMITTED, reason="no committed results")
