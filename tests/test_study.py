@@ -151,6 +151,17 @@ def test_the_grid_configs_compare_ten_architectures_at_comparable_sizes(config: 
     assert max(counts.values()) <= 1.25 * min(counts.values()), counts
 
 
+def test_the_pelmanism_grid_trains_the_memtab_grids_architectures_and_recipe() -> None:
+    """``configs/study_pelmanism.yaml`` copies the MemTab grid's architectures, widths,
+    memories and network fields (YAML has no include): held equal here, so that the two
+    grids stay readable side by side."""
+    memtab = study.load_study(ROOT / "configs" / "study_memtab.yaml")
+    pelmanism = study.load_study(ROOT / "configs" / "study_pelmanism.yaml")
+    assert pelmanism.models == memtab.models and pelmanism.memories == memtab.memories
+    assert pelmanism.seeds == memtab.seeds and pelmanism.reference == memtab.reference
+    assert pelmanism.ppo == {k: v for k, v in memtab.ppo.items() if k != "opponent_switches"}
+
+
 @pytest.mark.parametrize(("config", "results"), [("study.yaml", "study"), ("study_memtab.yaml", "grid"),
                                                  ("study_pelmanism.yaml", "grid-pelmanism")])
 def test_every_committed_run_file_was_trained_as_its_config_trains_the_cell(config: str, results: str
