@@ -364,6 +364,14 @@ def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
     assert (tmp_path / "fig" / "memtab-2p-none.png").read_bytes()[:4] == b"\x89PNG"
     board = (tmp_path / "LEADERBOARD.md").read_text()
     assert "## Memory study" in board and "### pelmanism-solo-none" in board
+    # a user's copy of the study (its own --out) gets its tables: the ranks, then every cell
+    shutil.copytree(results / "study", tmp_path / "mine")
+    assert main([*args[:-1], "--out", str(tmp_path / "mine"), "--leaderboard", "", "--report-only"]) == 0
+    tables = (tmp_path / "mine" / "study.md").read_text()
+    assert "### pelmanism-solo-none: every cell" in tables
+    row = next(line for line in tables.split("every cell")[-1].splitlines() if line.startswith("| `none`"))
+    assert row.startswith(f"| `none` | GRU | {solo['parameters']:,} | **")
+    assert "| win rate vs `random` |" in tables.split("### memtab-2p-none: every cell")[1]
     # a kept cell is not trained again; a broken run file is an error, not a silent skip
     assert main([*args, "--tracks", "pelmanism-solo-none"]) == 0
     (results / "study" / "memtab-2p-none" / "none__GRU.json").write_text('{"format": "memtab-study-run/1"}')
@@ -422,3 +430,86 @@ def test_the_docs_quote_the_memtab_ablations_as_their_run_files_say(variant: str
     assert iqm in docs and seeds in docs, (iqm, seeds)
     if in_readme:
         assert iqm in " ".join((ROOT / "README.md").read_text().split()), iqm
+
+
+def test_the_docs_cell_tables_are_the_run_files_tables() -> None:
+    """docs/study.md's generated tables of the grids' cells are current: `python -m
+    memtab_env.study.doc_tables docs/study.md` rewrites them from the run files."""
+    from memtab_env.study.doc_tables import render_cell_blocks
+
+    text = (ROOT / "docs/study.md").read_text()
+    assert text.count("<!-- cells: ") == 2  # the MemTab grid and the Pelmanism grid
+    assert render_cell_blocks(text, ROOT) == text, "run: python -m memtab_env.study.doc_tables docs/study.md"
+
+
+def _detailed(memory: str, model: str, finals: list[dict], recall: list[list[float]] | None,
+              curve: list[list[float]]) -> dict:
+    steps = [1024 * (k + 1) for k in range(len(curve[0]))]
+    run = {**_run("t", memory, model, [f["score"] for f in finals]), "final": finals,
+           "parameters": 12345, "seconds": 1234.4,
+           "curves": [[{"timesteps": t, "score": s} for t, s in zip(steps, seed, strict=True)]
+                      for seed in curve]}
+    if recall is not None:
+        run["training"] = [[{"timesteps": t, "recall_accuracy": r} for t, r in zip(steps, seed, strict=True)]
+                           for seed in recall]
+    return run
+
+
+def test_the_cell_table_reads_every_column_from_the_run_file() -> None:
+    from memtab_env.study.tables import cells_table
+
+    solo = [{"score": 0.5, "turns": 20.0}, {"score": 1.0, "turns": 9.0}, {"score": 0.9, "turns": 12.0}]
+    # median recall 0.5, 0.995, 0.98 (a dip: not yet held), 0.995, 1.0 -> held from step 4,096
+    recall = [[0.5, 0.995, 0.98, 0.995, 1.0], [0.4, 0.999, 0.97, 0.99, 1.0], [0.6, 0.99, 0.99, 1.0, 1.0]]
+    # median curve 0.1, 0.92 (first at 0.9 or more), 0.85, 0.95, 0.95
+    curve = [[0.1, 0.92, 0.85, 0.95, 0.95], [0.0, 0.95, 0.8, 0.9, 0.9], [0.2, 0.5, 0.9, 1.0, 1.0]]
+    header, rule, row = cells_table([_detailed("none", "GRU", solo, recall, curve)])
+    assert header.split(" | ")[4:6] == ["every seed (0 to 2)", "mean turns per seed"]
+    assert rule == "|" + " --- |" * 9
+    cells = row.strip("| ").split(" | ")
+    assert cells == ["`none`", "GRU", "12,345", "**0.80 [0.50, 1.00]**", "0.50, 1.00, 0.90",
+                     "9.00 to 20.00", "4,096", "2,048", "1,234 s"]
+    # a level no curve point reaches, a recall never held, the perfect-memory reference
+    (row,) = cells_table([_detailed("none", "GRU", solo, [[0.5] * 5] * 3, curve)], 0.99)[2:]
+    assert row.endswith("| never | never | 1,234 s |")
+    (row,) = cells_table([_detailed("perfect", "MLP", solo, [[0.0] * 5] * 3, curve)])[2:]
+    assert "| (nothing to recall) |" in row
+    # a file written before the training log, the parameter count and the wall clock
+    old = _detailed("none", "GRU", solo, None, curve)
+    del old["parameters"], old["seconds"]
+    (row,) = cells_table([old])[2:]
+    assert row.count("not recorded") == 3
+    ragged = _detailed("none", "GRU", solo, recall, curve)
+    ragged["training"][1] = ragged["training"][1][:3]
+    assert "| not recorded |" in cells_table([ragged])[2]
+    # a benchmark-scored cell: the win rate against each reference opponent, its range
+    bench = [{"score": s, "win_rate_random": 0.99, "win_rate_greedy": g, "win_rate_expert": 0.4}
+             for s, g in ((0.8, 0.5), (0.85, 0.6), (0.9, 0.55))]
+    scored = {**_detailed("none", "GRU", bench, recall, curve), "final_scale": "benchmark"}
+    header, _, row = cells_table([scored])
+    assert header.split(" | ")[5:8] == ["win rate vs `random`", "vs `greedy`", "vs `expert`"]
+    assert row.split(" | ")[5:8] == ["0.99", "0.50 to 0.60", "0.40"]
+    assert cells_table([]) == []
+
+
+def test_doc_tables_rewrites_stale_blocks_and_checks_them(tmp_path: Path, monkeypatch, capsys) -> None:
+    from memtab_env.study.doc_tables import main
+
+    monkeypatch.chdir(ROOT)
+    doc = tmp_path / "doc.md"
+    stale = ("# Grid\n\n<!-- cells: results/grid-pelmanism config=configs/study_pelmanism.yaml -->\n"
+             "| an old table |\n<!-- /cells -->\n\nAfter.\n")
+    doc.write_text(stale)
+    assert main(["--check", str(doc)]) == 1 and doc.read_text() == stale
+    assert f"{doc}: not current" in capsys.readouterr().out
+    assert main([str(doc)]) == 0
+    text = doc.read_text()
+    assert "| an old table |" not in text and text.endswith("<!-- /cells -->\n\nAfter.\n")
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(rows) == 27  # in the config's order
+    assert rows[0].startswith("| `none` | MLP |") and rows[-1].startswith("| `perfect` | MLP |")
+    assert main(["--check", str(doc)]) == 0
+    (tmp_path / "plain.md").write_text("no tables\n")
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "plain.md")])
+    assert "holds no '<!-- cells: FOLDER config=CONFIG -->' block" in capsys.readouterr().err

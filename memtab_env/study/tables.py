@@ -1,9 +1,11 @@
 """The study's tables: per cell the IQM over seeds with its stratified-bootstrap interval
-(:func:`aggregate`), across tracks (:func:`across_tracks`), and the memory study section of ``LEADERBOARD.md``
-(:func:`leaderboard_section`), recomputed from the run files."""
+(:func:`aggregate`), across tracks (:func:`across_tracks`), the memory study section of ``LEADERBOARD.md``
+(:func:`leaderboard_section`) and every cell in detail (:func:`cells_table`; written into
+Markdown files by :mod:`memtab_env.study.doc_tables`), recomputed from the run files."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
@@ -110,3 +112,71 @@ def ranks_section(tracks: Sequence[str], rows: Sequence[dict[str, Any]]) -> list
         lines.append(f"| `{row['memory']}` | {row['model']} | " + " | ".join(map(str, row["ranks"]))
                      + f" | {row['mean_rank']:.1f} |")
     return [*lines, ""]
+
+
+#: ``(run-file key, column title)`` of the win rates a benchmark-scored cell records
+WIN_RATES = (("win_rate_random", "win rate vs `random`"), ("win_rate_greedy", "vs `greedy`"),
+             ("win_rate_expert", "vs `expert`"))
+
+
+def _span(values: Sequence[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f}"
+
+
+def _first_held(points: Any, key: str, level: float, held: bool) -> str:
+    """The learner steps of the first point (over the seeds' aligned series ``points``) at
+    which the median over seeds of ``key`` is ``level`` or more (``held``: and stays so to
+    the end); ``never`` when there is none; ``not recorded`` when the series do not hold
+    ``key`` at the same steps in every seed (a run file written before the field)."""
+    try:
+        columns = list(zip(*points, strict=True))
+        medians = [(float(column[0]["timesteps"]), statistics.median(float(p[key]) for p in column))
+                   for column in columns if len({p["timesteps"] for p in column}) == 1]
+    except (KeyError, TypeError, ValueError):
+        return "not recorded"
+    if not columns or len(medians) != len(columns):
+        return "not recorded"
+    for i, (steps, value) in enumerate(medians):
+        if value >= level and (not held or all(v >= level for _, v in medians[i:])):
+            return f"{steps:,.0f}"
+    return "never"
+
+
+def cells_table(runs: Sequence[dict[str, Any]], curve_level: float = 0.9) -> list[str]:
+    """Every cell in detail (Markdown lines, one table for all of ``runs``, in their order;
+    they should share a track): its parameters, IQM [95% interval], every seed's score,
+    what the final scores hold besides (the range over seeds of the mean turns, or of the
+    win rate against each reference opponent), the learner steps from which its memories
+    give back 99% of the face-down cards seen before (the median over seeds of the
+    training log's ``recall_accuracy`` stays at 0.99 or more from there; nothing to recall
+    under ``perfect``), the first curve point where the median over seeds reaches
+    ``curve_level``, and its wall clock."""
+    if not runs:
+        return []
+    cells = aggregate(runs)
+    solo = all(final_scale(run) == "solo-turns" for run in runs)
+    rates = [] if solo else [(k, t) for k, t in WIN_RATES if all(k in f for r in runs for f in r["final"])]
+    seeds = sorted({s for run in runs for s in run["seeds"]})
+    every = f"every seed ({seeds[0]} to {seeds[-1]})" if seeds == list(range(seeds[0], seeds[-1] + 1)) \
+        else "every seed"
+    extra = ["mean turns per seed"] if solo else [t for _, t in rates]
+    head = ["memory", "architecture", "parameters", "IQM [95%]", every, *extra,
+            "memories give back 99% from", f"median curve reaches {curve_level:g} at", "time"]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for run in runs:
+        stats = cells[(run["track"], run["memory"], run["model"])]
+        finals = run["final"]
+        held = ["(nothing to recall)"] if run["memory"] == "perfect" else \
+            [_first_held(run.get("training"), "recall_accuracy", 0.99, held=True)]
+        parameters, seconds = run.get("parameters"), run.get("seconds")
+        row = [f"`{run['memory']}`", run["model"],
+               f"{parameters:,}" if isinstance(parameters, int) else "not recorded",
+               f"**{stats['iqm']:.2f} [{stats['lo']:.2f}, {stats['hi']:.2f}]**",
+               ", ".join(f"{f['score']:.2f}" for f in finals),
+               *([_span([f["turns"] for f in finals])] if solo
+                 else [_span([f[k] for f in finals]) for k, _ in rates]),
+               *held, _first_held(run["curves"], "score", curve_level, held=False),
+               f"{seconds:,.0f} s" if isinstance(seconds, (int, float)) else "not recorded"]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
