@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from memtab_env.study.tables import cells_table
+from memtab_env.study.tables import cells_table, in_study_order
 
 _BLOCK = re.compile(r"(<!-- cells: (?P<folder>\S+) config=(?P<config>\S+)"
                     r"(?: level=(?P<level>[0-9.]+))? -->\n)(?P<table>.*?)(?P<end><!-- /cells -->)",
@@ -31,9 +31,8 @@ def render_cell_blocks(text: str, root: str | Path = ".") -> str:
     from memtab_env.study.runs import collect_runs
 
     def block(match: re.Match[str]) -> str:
-        order = {cell: k for k, cell in enumerate(load_study(Path(root) / match["config"]).cells())}
-        runs = sorted(collect_runs(Path(root) / match["folder"]),
-                      key=lambda r: order.get((r["track"], r["memory"], r["model"]), len(order)))
+        runs = in_study_order(collect_runs(Path(root) / match["folder"]),
+                              load_study(Path(root) / match["config"]))
         level = float(match["level"]) if match["level"] else 0.9
         return match[1] + "".join(line + "\n" for line in cells_table(runs, level)) + match["end"]
 

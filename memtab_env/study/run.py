@@ -309,15 +309,14 @@ def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
     of those run files alone."""
     runs = collect_runs(out_dir, study, results_dir)
     if tables is not None:
-        from memtab_env.study.tables import cells_table, leaderboard_section
+        from memtab_env.study.tables import cells_table, in_study_order, leaderboard_section
 
         tables.parent.mkdir(parents=True, exist_ok=True)
         section = leaderboard_section(runs, f"{out_dir.as_posix().rstrip('/')}/",
                                       Path(config or PRESETS["full"]).as_posix())
-        order = {cell: k for k, cell in enumerate(study.cells())} if study else {}
+        ordered = in_study_order(runs, study) if study else runs
         for track in dict.fromkeys(run["track"] for run in runs):
-            cells = sorted((r for r in runs if r["track"] == track),
-                           key=lambda r: order.get((r["track"], r["memory"], r["model"]), len(order)))
+            cells = [run for run in ordered if run["track"] == track]
             section += [f"### {track}: every cell", "", *cells_table(cells), ""]
         tables.write_text("\n".join(section or ["No run files yet."]) + "\n")
         print(f"tables {tables}")

@@ -143,6 +143,13 @@ def _first_held(points: Any, key: str, level: float, held: bool) -> str:
     return "never"
 
 
+def in_study_order(runs: Sequence[dict[str, Any]], study: Any) -> list[dict[str, Any]]:
+    """``runs`` in the order of ``study``'s cells (:meth:`~memtab_env.study.grid.Study.cells`;
+    cells the study does not have last, as they came)."""
+    order = {cell: k for k, cell in enumerate(study.cells())}
+    return sorted(runs, key=lambda r: order.get((r["track"], r["memory"], r["model"]), len(order)))
+
+
 def cells_table(runs: Sequence[dict[str, Any]], curve_level: float = 0.9) -> list[str]:
     """Every cell in detail (Markdown lines, one table for all of ``runs``, in their order;
     they should share a track): its parameters, IQM [95% interval], every seed's score,
