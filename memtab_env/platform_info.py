@@ -31,8 +31,27 @@ def cpu_name() -> str:
     return cpu
 
 
+#: vector instruction sets that CPU kernels (torch, XLA, BLAS) dispatch on, widest first
+ISA_FLAGS = ("avx512f", "avx2", "avx", "sse4_2", "asimd", "neon")
+
+
+def cpu_isa() -> str | None:
+    """The widest vector instruction set this CPU reports (``avx512f``, ``avx2``, ...), or
+    None where ``/proc/cpuinfo`` says nothing. Two CPUs of one model name (a virtual
+    machine's "AMD EPYC") can differ here, and kernels that dispatch on it round
+    differently."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((set(line.split(":", 1)[1].split()) for line in f
+                          if line.startswith(("flags", "Features"))), set())
+    except OSError:
+        return None
+    return next((flag for flag in ISA_FLAGS if flag in flags), None)
+
+
 def platform_info(packages: Sequence[str] = PACKAGES) -> dict[str, Any]:
-    """Python, the versions of ``packages``, the CPU and, when JAX is installed, its devices."""
+    """Python, the versions of ``packages``, the CPU (its model name and widest vector
+    instruction set) and, when JAX is installed, its devices."""
     versions: dict[str, str | None] = {}
     for name in packages:
         try:
@@ -40,7 +59,7 @@ def platform_info(packages: Sequence[str] = PACKAGES) -> dict[str, Any]:
         except importlib.metadata.PackageNotFoundError:
             versions[name] = None
     info: dict[str, Any] = {"python": platform.python_version(), "versions": versions,
-                            "cpu": cpu_name(), "cpu_count": os.cpu_count()}
+                            "cpu": cpu_name(), "cpu_isa": cpu_isa(), "cpu_count": os.cpu_count()}
     if versions.get("jax"):
         import jax
 

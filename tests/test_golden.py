@@ -349,3 +349,24 @@ def test_golden_platform_files_are_found_by_cpu(tmp_path, monkeypatch):
     assert figures.platform_files(main) == [main, target]
     assert figures.committed_here(main) == (target, {"x": 2, "platform": here})
     assert figures.file_for_here(main) == target
+
+
+def test_golden_platform_files_tell_instruction_sets_apart(tmp_path):
+    """Two CPUs of one model name with other vector instruction sets round differently:
+    a file that records this CPU's instruction set is preferred to one written before the
+    field existed, one that records another is never taken, and ``--accept`` writes a new
+    file rather than rewrite the older one."""
+    here = figures.platform_info()
+    legacy = {k: v for k, v in here.items() if k != "cpu_isa"}
+    other_isa = {**here, "cpu_isa": "not-" + str(here["cpu_isa"])}
+    main = tmp_path / "case.json"
+    main.write_text(json.dumps({"x": 1, "platform": legacy}))
+    assert figures.committed_here(main) == (main, {"x": 1, "platform": legacy})
+    target = figures.file_for_here(main)
+    assert target != main and (not here["cpu_isa"] or here["cpu_isa"].replace("_", "-") in target.name)
+    target.write_text(json.dumps({"x": 2, "platform": here}))
+    assert figures.committed_here(main) == (target, {"x": 2, "platform": here})
+    target.write_text(json.dumps({"x": 3, "platform": other_isa}))
+    assert figures.committed_here(main) == (main, {"x": 1, "platform": legacy})
+    main.write_text(json.dumps({"x": 1, "platform": other_isa}))
+    assert figures.committed_here(main) is None

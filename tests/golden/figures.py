@@ -13,9 +13,10 @@ the same figures for a shipped recurrent policy (``rppo-memtab-none``) on the fi
 of ``memtab-2p-none``: its games follow the float arithmetic of the platform (its most
 probable flip is often within rounding of the next), so they are compared on the platform
 that wrote them. ``quick_short.json`` holds training figures, which follow the env's
-streams and the platform. These two are kept per CPU: ``<name>.json`` from the platform
-that played the leaderboard's records, ``<name>.<cpu>.json`` from others; ``--accept``
-writes (or rewrites) the file of the CPU it runs on.
+streams and the platform. These two are kept per CPU (model name and vector instruction
+set): ``<name>.json`` from the platform that played the leaderboard's records,
+``<name>.<cpu>.json`` from others; ``--accept`` writes (or rewrites) the file of the CPU
+it runs on.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ TRACK, DEALS, AGENTS = "memtab-2p", 10, ("random", "greedy", "expert")
 RECURRENT_AGENT, RECURRENT_TRACK = "rppo-memtab-none", "memtab-2p-none"
 #: the README's quick command at a short budget (everything else as configs/quick.yaml)
 QUICK_CONFIG, QUICK_STEPS = "configs/quick.yaml", 20_480
-#: the platform fields a training run must share to reproduce bit for bit
+#: the platform fields a training run must share to reproduce bit for bit (and the CPU's
+#: vector instruction set, ``cpu_isa``, where the committed file records it)
 SAME_PLATFORM = ("python", "versions", "cpu")
 
 
@@ -110,8 +112,11 @@ def quick_short_figures(runs_dir: Path) -> dict[str, Any]:
 
 
 def same_platform(recorded: dict[str, Any]) -> bool:
+    """``recorded`` was written on this platform: the same Python, library versions, CPU
+    model and vector instruction set (files written before the instruction set was
+    recorded are matched on the rest: see :func:`committed_here`)."""
     here = platform_info()
-    return all(recorded.get(k) == here.get(k) for k in SAME_PLATFORM)
+    return all(recorded.get(k) == here.get(k) for k in (*SAME_PLATFORM, "cpu_isa"))
 
 
 def platform_files(path: Path) -> list[Path]:
@@ -121,24 +126,35 @@ def platform_files(path: Path) -> list[Path]:
 
 
 def committed_here(path: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The file of ``path``'s case written on this platform, and its contents."""
-    for p in platform_files(path):
-        data = json.loads(p.read_text())
+    """The file of ``path``'s case written on this platform, and its contents: one that
+    records this CPU's instruction set if there is one, else one written before that
+    field was recorded that matches on the rest."""
+    files = [(p, json.loads(p.read_text())) for p in platform_files(path)]
+    here = platform_info()
+    for p, data in files:
         if same_platform(data["platform"]):
+            return p, data
+    for p, data in files:
+        recorded = data["platform"]
+        if "cpu_isa" not in recorded and all(recorded.get(k) == here.get(k) for k in SAME_PLATFORM):
             return p, data
     return None
 
 
 def file_for_here(path: Path) -> Path:
     """Where ``--accept`` writes ``path``'s case on this platform: the file written on
-    this CPU, else ``path`` if there is none yet, else a new ``<stem>.<cpu>.json``."""
-    cpu = platform_info()["cpu"]
+    this CPU and instruction set, else ``path`` if there is none yet, else a new
+    ``<stem>.<cpu>-<isa>.json`` (a file without a recorded instruction set is never
+    rewritten from another machine of the same model name)."""
+    here = platform_info()
     for p in platform_files(path):
-        if json.loads(p.read_text())["platform"].get("cpu") == cpu:
+        recorded = json.loads(p.read_text())["platform"]
+        if recorded.get("cpu") == here["cpu"] and recorded.get("cpu_isa") == here["cpu_isa"]:
             return p
     if not path.exists():
         return path
-    slug = re.sub(r"[^a-z0-9]+", "-", cpu.lower()).strip("-") or "cpu"
+    name = " ".join(str(part) for part in (here["cpu"], here["cpu_isa"]) if part)
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "cpu"
     return path.with_name(f"{path.stem}.{slug}.json")
 
 
@@ -164,7 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             now = quick_short_figures(Path(tmp))
-    if args.which != "evaluation":  # platform-bound: this platform's file
+    if args.which != "evaluation":  # platform-bound: compared with this platform's file
+        found = committed_here(path)
+        if found and _strip(found[1]) == now:
+            print(f"{found[0]}: unchanged")
+            return 0
         path = file_for_here(path)
     old = _strip(json.loads(path.read_text())) if path.exists() else None
     if old == now:
