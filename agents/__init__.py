@@ -12,6 +12,14 @@ vector, "action_mask": int8 vector (1 = legal), ...}``. An agent never reads hid
 an agent that remembers does so from the observations it is given (it is only given
 observations when it acts), under whatever memory model the env uses.
 
+An agent may also have ``watch(revealed)``: the game loops of the package
+(:func:`memtab_env.play.play_game`, the evaluation, its audit and the Gymnasium view's
+opponents) then tell it, after every action of every player, the positions that action
+revealed, in order (every player watches every flip; the order of reveals is public but
+no observation shows it). A JAX policy with ``window=k`` needs it
+(:class:`memtab_env.observations.recall.WindowRecall`) and refuses a loop that does not
+call it.
+
 Building agents
 ---------------
 ``make(name, game="memtab", **kwargs)`` builds an agent from the table below (imported

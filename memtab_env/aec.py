@@ -316,6 +316,12 @@ class MemoryGameEnv(AECEnv, EzPickle):
             self._renderer = load(self.game_spec.renderer)(self.game)
         return self._renderer
 
+    def last_revealed(self) -> tuple[int, ...]:
+        """The positions the latest action revealed, in order (every player watches every
+        flip: this is public); empty before the first action of a game."""
+        transitions = getattr(self, "_transitions", None)
+        return tuple(int(pos) for pos, _ in transitions[-1].revealed) if transitions else ()
+
     def describe_last(self) -> str:
         """What the latest action did, in words (``"player_1 flips 12 (row 1, column 5):
         R5, a pair is removed (with 3); extra turn"``): the game's renderer's

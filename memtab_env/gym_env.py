@@ -56,6 +56,7 @@ from memtab_env.errors import (
     check_finite,
     check_seed,
 )
+from memtab_env.play import tell_reveals, watching
 from memtab_env.registry import game_spec, load
 
 OBS_MODES = ("flat", "dict")
@@ -155,6 +156,7 @@ class SingleAgentEnv(gym.Env):
         self._game_options = dict(game_options, num_players=n)
         self.opponents = self._make_opponents(opponents, n - 1)
         self.opponent_names = [getattr(o, "name", type(o).__name__) for o in self.opponents]
+        self._watchers = watching(self.opponents)  # opponents told every flip's reveals
 
         enc = self.aec.encoder
         box = spaces.Box(low=enc.low.astype(np.float32), high=enc.high.astype(np.float32),
@@ -239,6 +241,7 @@ class SingleAgentEnv(gym.Env):
             else:
                 action = opponent.act(aec.observe(agent))
             aec.step(action)
+            tell_reveals(aec, self._watchers)
             if self._notes is not None:
                 self._notes.append(aec.describe_last())
             total += aec.rewards[learner]
@@ -350,6 +353,7 @@ class SingleAgentEnv(gym.Env):
             obs, info = self._observe(illegal_action=True)
             return obs, self.illegal_penalty, False, False, info
         aec.step(pos)
+        tell_reveals(aec, self._watchers)
         if self._notes is not None:
             self._notes[:] = [aec.describe_last()]
         reward = aec.rewards[learner] + self._play_opponents()

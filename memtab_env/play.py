@@ -33,15 +33,35 @@ def play_game(env: Any, agents: Sequence[Any], seed: int | None = None,
               layout: Sequence[Any] | None = None) -> dict[str, Any]:
     """Play one game in ``env`` (a bare AEC env) with ``agents[s]`` in seat ``s``; return
     its record. Agents with a ``reset(seed)`` method are reset with seeds derived from
-    ``seed``. An agent's illegal action raises (the bare env never guesses)."""
+    ``seed``; agents with a ``watch(revealed)`` method are told each action's reveals
+    (:func:`tell_reveals`). An agent's illegal action raises (the bare env never guesses)."""
     if len(agents) != len(env.possible_agents):
         raise ValueError(f"{len(env.possible_agents)} seats need {len(env.possible_agents)} agents, "
                          f"got {len(agents)}")
     reset_agents(agents, seed)
     env.reset(seed=seed, options={"layout": list(layout)} if layout is not None else None)
+    watchers = watching(agents)
     for _, seat, obs in turns(env):
         env.step(int(agents[seat].act(obs)))
+        tell_reveals(env, watchers)
     return env.record()
+
+
+def watching(agents: Sequence[Any]) -> list[Any]:
+    """The agents that watch every flip: those with a ``watch(revealed)`` method (each
+    once, whichever seats it holds)."""
+    return list({id(a): a for a in agents if callable(getattr(a, "watch", None))}.values())
+
+
+def tell_reveals(env: Any, watchers: Sequence[Any]) -> None:
+    """After a step of ``env``: tell every watcher the positions that step revealed, in
+    order (``watch(revealed)``). Every player watches every flip; what a watcher keeps of
+    it is its own affair (:class:`memtab_env.observations.recall.WindowRecall` keeps the
+    order of reveals, which no observation shows)."""
+    if watchers:
+        revealed = env.last_revealed()
+        for agent in watchers:
+            agent.watch(revealed)
 
 
 def turns(env: Any) -> Iterator[tuple[str, int, Any]]:

@@ -29,11 +29,12 @@ def study():
 @pytest.mark.parametrize(("memory", "track", "expected"), [
     ("perfect", "memtab-2p-none", {"recall": True}),
     ("none", "memtab-2p-none", {}),
-    ("window:4", "memtab-2p-none", {}),
+    ("window:4", "memtab-2p-none", {"window": 4}),
+    ("window:4", "memtab-2p", {"window": 4}),
     ("perfect", "memtab-2p", {}),
     ("perfect", "pelmanism-pairs-2p", {}),
 ])
-def test_only_a_perfect_memory_cell_on_a_forgetting_track_plays_with_recall(memory, track, expected):
+def test_a_cell_plays_a_track_with_the_memory_it_was_trained_on(memory, track, expected):
     assert final_agent(memory, track) == expected
 
 
@@ -51,10 +52,16 @@ def test_the_committed_reference_was_scored_with_recall_and_passes(tmp_path, stu
     assert len(collect_runs(path.parents[1], study, ROOT / "results")) == 1
 
 
+REFUSED = r"final_agent must be \{\}, \{\"recall\": true\} or"
+
+
 @pytest.mark.parametrize(("edit", "reason"), [
     (lambda run: run.pop("final_agent"), r"field final_agent: \{\}, a cell trained under 'perfect' plays"),
-    (lambda run: run.update(final_agent={"recall": False}), r"final_agent must be \{\} or"),
-    (lambda run: run.update(final_agent="recall"), r"final_agent must be \{\} or"),
+    (lambda run: run.update(final_agent={"recall": False}), REFUSED),
+    (lambda run: run.update(final_agent="recall"), REFUSED),
+    (lambda run: run.update(final_agent={"window": True}), REFUSED),
+    (lambda run: run.update(final_agent={"window": 4}), r"field final_agent: \{'window': 4\}, a cell trained "
+                                                         r"under 'perfect' plays"),
 ])
 def test_a_reference_scored_otherwise_is_refused(tmp_path, study, edit, reason):
     path = _copy(tmp_path)

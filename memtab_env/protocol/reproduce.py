@@ -129,7 +129,7 @@ def reproduce_game(record: dict[str, Any], players: Sequence[Any],
     With ``track_deal = (track, d)`` the game is dealt as deal ``d`` of ``track`` (its
     options, its seed for the deal), whatever the record says about its seed, layout or
     options, and the record's layout must be that deal's."""
-    from memtab_env.play import make_raw_env, reset_agents, turns
+    from memtab_env.play import make_raw_env, reset_agents, tell_reveals, turns, watching
 
     if track_deal is not None:
         track, d = track_deal
@@ -149,6 +149,7 @@ def reproduce_game(record: dict[str, Any], players: Sequence[Any],
         env.reset(seed=seed, options={"layout": list(layout)} if layout is not None else None)
         if track_deal is not None and record.get("layout") != env.record()["layout"]:
             return f"its layout is not deal {track_deal[1]} of track {track_deal[0].key} (seed {seed})"
+        watchers = watching(players)
         for _, seat, obs in turns(env):
             chosen = int(players[seat].act(obs))
             if k >= len(recorded):
@@ -164,6 +165,7 @@ def reproduce_game(record: dict[str, Any], players: Sequence[Any],
                 if counts is not None:
                     counts["near_ties"] = counts.get("near_ties", 0) + 1
             env.step(int(a["action"]))
+            tell_reveals(env, watchers)
             k += 1
     except Exception as exc:  # an agent that cannot play the recorded position
         return f"the named agents cannot play this game again: {type(exc).__name__}: {exc}"

@@ -25,6 +25,15 @@ def policy_path(run_file: Path, seed: int) -> Path:
     return run_file.with_name(f"{run_file.stem}__s{seed}.zip")
 
 
+
+def _is_final_agent(value: Any) -> bool:
+    """Whether ``value`` is agent keyword arguments the study scores with
+    (:func:`memtab_env.study.scores.final_agent`)."""
+    if value in ({}, {"recall": True}):
+        return True
+    window = value.get("window") if isinstance(value, dict) and len(value) == 1 else None
+    return isinstance(window, int) and not isinstance(window, bool) and window >= 0
+
 def load_run(path: Path) -> dict[str, Any]:
     """A run file, checked: the format, the cell, one final score and one curve per
     seed, finite numbers. :class:`StudyError` naming the file and the field otherwise."""
@@ -42,9 +51,9 @@ def load_run(path: Path) -> dict[str, Any]:
     if "final_scale" in run and run["final_scale"] not in FINAL_SCALES:
         raise StudyError(f"{where}: final_scale must be one of {list(FINAL_SCALES)}, got "
                          f"{run['final_scale']!r:.40}")
-    if "final_agent" in run and run["final_agent"] not in ({}, {"recall": True}):
-        raise StudyError(f"{where}: final_agent must be {{}} or {{\"recall\": true}}, got "
-                         f"{str(run['final_agent']):.60}")
+    if "final_agent" in run and not _is_final_agent(run["final_agent"]):
+        raise StudyError(f"{where}: final_agent must be {{}}, {{\"recall\": true}} or {{\"window\": k}} "
+                         f"(an integer k >= 0), got {str(run['final_agent']):.60}")
     n = len(run["seeds"])
     if n == 0 or len(run["final"]) != n or len(run["curves"]) != n:
         raise StudyError(f"{where}: seeds, final and curves must have one entry per seed")

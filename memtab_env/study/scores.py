@@ -69,16 +69,36 @@ FINAL_SCALES = {
 
 def final_agent(memory: str, track_id: str) -> dict[str, Any]:
     """The agent keyword arguments with which a cell trained under ``memory`` plays the
-    benchmark track ``track_id``: ``{"recall": True}`` for a cell trained under
-    ``perfect`` on a track whose env forgets (the perfect-memory reference keeps its own
-    record of what it was shown, :class:`memtab_env.observations.recall.PerfectRecall`,
-    and so sees what it was trained on; without it the reference would play blind),
-    ``{}`` otherwise."""
+    benchmark track ``track_id``, so that it sees what it was trained on:
+
+    - ``{"recall": True}`` for a cell trained under ``perfect`` on a track whose env
+      forgets (the perfect-memory reference keeps its own record of what it was shown,
+      :class:`memtab_env.observations.recall.PerfectRecall`; without it the reference
+      would play blind);
+    - ``{"window": k}`` for a cell trained under ``window:k`` on a track under ``none`` or
+      ``perfect`` (it keeps a window of the latest reveals,
+      :class:`memtab_env.observations.recall.WindowRecall`; without it the cell would play
+      with none, or with everything);
+    - ``{}`` when the track's env memory is the cell's own.
+
+    A cell whose memory cannot be rebuilt from the track's observations (``decay:p``, or
+    a window on a track that forgets otherwise) is refused."""
     from memtab_env.memory import parse_memory
     from memtab_env.protocol.tracks import TRACKS
 
-    track_memory = str(parse_memory(TRACKS[track_id].options.get("memory", "perfect")))
-    return {"recall": True} if memory == "perfect" and track_memory != "perfect" else {}
+    track_memory = parse_memory(TRACKS[track_id].options.get("memory", "perfect"))
+    cell = parse_memory(memory)
+    if cell == track_memory:
+        return {}
+    if cell.kind == "perfect":
+        return {"recall": True}
+    if cell.kind == "window" and track_memory.kind in ("none", "perfect"):
+        return {"window": int(cell.param)}
+    if cell.kind == "none":
+        return {}  # never the study's case: a none cell is scored on a none track
+    raise StudyError(f"a cell trained under memory {cell} cannot be scored on track {track_id} (memory "
+                     f"{track_memory}): its observations can be rebuilt from a track under none or "
+                     "perfect only for perfect and window:k")
 
 
 def benchmark_score(policy: Path, track_id: str, deals: int,

@@ -23,10 +23,14 @@ class JaxPPOAgent:
     ``recall`` keeps a perfect record of the cards its observations showed and acts on the
     observation memory ``perfect`` would give (:class:`memtab_env.observations.recall.PerfectRecall`;
     exactly that observation where the env's memory is ``none``): how a memoryless policy
-    trained under ``perfect`` plays a track whose env forgets."""
+    trained under ``perfect`` plays a track whose env forgets. ``window`` (k) acts on the
+    observation memory ``window:k`` would give (:class:`memtab_env.observations.recall.WindowRecall`;
+    exactly that observation where the env's memory is ``none`` or ``perfect`` and the game
+    loop reports every flip to :meth:`watch`, as :func:`memtab_env.play.play_game` does):
+    how a policy trained under ``window:k`` plays such a track."""
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None,
-                 algo: str = "jax_ppo", recall: bool = False) -> None:
+                 algo: str = "jax_ppo", recall: bool = False, window: int | None = None) -> None:
         if algo != "jax_ppo":
             raise InvalidOptionError(f"{path} is a JAX PPO checkpoint: algo must be 'jax_ppo', got {algo!r}")
         with jax.default_device(jax.devices("cpu")[0]):
@@ -38,14 +42,21 @@ class JaxPPOAgent:
         #: maximised; None after a sampled one
         self.last_scores: np.ndarray | None = None
         self.name = f"jax-ppo:{Path(path).stem}"
-        self._recall = None
-        if recall is not False:
-            if recall is not True:
-                raise InvalidOptionError(f"recall must be true or false, got {recall!r}")
-            from memtab_env.observations.recall import PerfectRecall
+        self._recall: Any = None
+        if recall is not False and recall is not True:
+            raise InvalidOptionError(f"recall must be true or false, got {recall!r}")
+        if recall and window is not None:
+            raise InvalidOptionError(f"recall (a perfect record) and window={window!r} (a window of the "
+                                     "latest reveals) exclude each other: give one")
+        if recall or window is not None:
+            from memtab_env.observations.recall import PerfectRecall, WindowRecall
             from memtab_env.registry import make_encoder
 
-            self._recall = PerfectRecall(make_encoder(self.config.env_id, **self.config.env_options))
+            encoder = make_encoder(self.config.env_id, **self.config.env_options)
+            try:
+                self._recall = PerfectRecall(encoder) if recall else WindowRecall(encoder, window)
+            except ValueError as exc:
+                raise InvalidOptionError(str(exc)) from None
         self._step = eqx.filter_jit(type(self.policy).step)
         self.reset(seed)
 
@@ -55,6 +66,12 @@ class JaxPPOAgent:
         if self._recall is not None:
             self._recall.reset()
         self._key = jax.random.key(0 if seed is None else seed)
+
+    def watch(self, revealed: Any) -> None:
+        """The positions an action (of any player) revealed, in order; kept only with
+        ``window``, which needs the order of reveals."""
+        if self._recall is not None and hasattr(self._recall, "watch"):
+            self._recall.watch(revealed)
 
     def act(self, observation: Any) -> int:
         obs = np.asarray(observation["observation"])
