@@ -35,13 +35,12 @@ def cpu_name() -> str:
 ISA_FLAGS = ("avx512f", "avx2", "avx", "sse4_2", "asimd", "neon")
 
 
-def cpu_isa() -> str | None:
+def cpu_isa(cpuinfo: str = "/proc/cpuinfo") -> str | None:
     """The widest vector instruction set this CPU reports (``avx512f``, ``avx2``, ...), or
-    None where ``/proc/cpuinfo`` says nothing. Two CPUs of one model name (a virtual
-    machine's "AMD EPYC") can differ here, and kernels that dispatch on it round
-    differently."""
+    None where ``cpuinfo`` says nothing. Two CPUs of one model name (a virtual machine's
+    "AMD EPYC") can differ here, and kernels that dispatch on it round differently."""
     try:
-        with open("/proc/cpuinfo") as f:
+        with open(cpuinfo) as f:
             flags = next((set(line.split(":", 1)[1].split()) for line in f
                           if line.startswith(("flags", "Features"))), set())
     except OSError:

@@ -370,3 +370,18 @@ def test_golden_platform_files_tell_instruction_sets_apart(tmp_path):
     assert figures.committed_here(main) == (main, {"x": 1, "platform": legacy})
     main.write_text(json.dumps({"x": 1, "platform": other_isa}))
     assert figures.committed_here(main) is None
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    ("fpu sse sse2 sse4_2 avx avx2 fma avx512f avx512bw", "avx512f"),
+    ("fpu sse sse2 sse4_2 avx avx2 fma", "avx2"),
+    ("fpu sse sse2", None),
+])
+def test_the_platform_names_the_widest_vector_instruction_set(tmp_path, flags, expected):
+    from memtab_env.platform_info import cpu_isa
+
+    info = tmp_path / "cpuinfo"
+    info.write_text(f"processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: {flags}\n\nprocessor\t: 1\n")
+    assert cpu_isa(str(info)) == expected
+    assert cpu_isa(str(tmp_path / "missing")) is None
+    assert figures.platform_info()["cpu_isa"] == cpu_isa()
