@@ -82,9 +82,9 @@ def test_a_bad_window_is_refused_naming_what_is_allowed(window):
 def test_reset_forgets_the_reveals_of_the_last_game():
     recall = WindowRecall(make_encoder("memtab", num_players=2), 4)
     recall.watch((3, 5))
-    assert recall.time == 2 and recall.reveal_time[5] == 2
+    assert recall.memory.time == 2 and recall.memory.reveal_time[5] == 2
     recall.reset()
-    assert recall.time == 0 and not recall.reveal_time.any() and (recall.seen == -1).all()
+    assert recall.memory.time == 0 and not recall.memory.reveal_time.any() and (recall.seen == -1).all()
 
 
 class _Watcher:

@@ -101,29 +101,27 @@ class WindowRecall(PerfectRecall):
         super().__init__(encoder)
 
     def reset(self) -> None:
+        from memtab_env.memory import Memory
+
         super().reset()
-        #: the number of reveals watched so far
-        self.time = 0
-        #: int[P]: the reveal count at each position's latest reveal (1-based), 0 never
-        self.reveal_time = np.zeros(self._positions, np.int64)
+        #: the env's own memory model, one observer: the rule of ``window:k`` lives there
+        self.memory = Memory(f"window:{self.window}", 1, self._positions)
 
     def watch(self, revealed: Any) -> None:
         """One action's reveals, the positions in order (every player's actions)."""
-        for pos in revealed:
-            self.time += 1
-            self.reveal_time[pos] = self.time
+        self.memory.on_action(0, revealed)
 
     def observe(self, observation: np.ndarray) -> np.ndarray:
         """A copy of the flat int8 ``observation`` whose face-down cards show their kind
         exactly when they lie in the window (the record is updated first)."""
         obs, shown, down = self._record(observation)
-        unwatched = down & shown & (self.reveal_time == 0)
+        unwatched = down & shown & (self.memory.reveal_time == 0)
         if unwatched.any():
             raise ValueError(
                 f"WindowRecall: face-down position {int(np.flatnonzero(unwatched)[0])} is shown but no "
                 "reveal of it was watched: the game loop must call watch(revealed) after every "
                 "action (memtab_env.play.play_game does)")
-        keep = down & (self.reveal_time > self.time - self.window) & (self.seen >= 0)
+        keep = down & self.memory.known_row(0) & (self.seen >= 0)
         out = obs.copy()
         rows = out[self._card].reshape(self._positions, self._kinds)
         rows[down] = 0  # a view into out
