@@ -393,7 +393,7 @@ MEMTAB_ABLATIONS = {
 #: the grids' committed cells the README quotes too
 GRID_IN_README = {f"memtab-2p-none-grid/{cell}" for cell in (
     "none__GRU", "none__MGU", "none__Elman", "none__LSTM", "none__LinearRNN", "none__MLP",
-    "none__Window4", "none__GatedDeltaNet", "perfect__MLP", "window4__MLP",
+    "none__Window4", "none__GatedDeltaNet", "none__LRU", "perfect__MLP", "window4__MLP",
     "window4__GRU")} | {
     f"pelmanism-solo-none-grid/none__{model}"
     for model in ("GRU", "DeltaNet", "Attention", "Window4", "MLP")} | {
