@@ -25,7 +25,6 @@ def policy_path(run_file: Path, seed: int) -> Path:
     return run_file.with_name(f"{run_file.stem}__s{seed}.zip")
 
 
-
 def _is_final_agent(value: Any) -> bool:
     """Whether ``value`` is agent keyword arguments the study scores with
     (:func:`memtab_env.study.scores.final_agent`)."""
@@ -33,6 +32,7 @@ def _is_final_agent(value: Any) -> bool:
         return True
     window = value.get("window") if isinstance(value, dict) and len(value) == 1 else None
     return isinstance(window, int) and not isinstance(window, bool) and window >= 0
+
 
 def load_run(path: Path) -> dict[str, Any]:
     """A run file, checked: the format, the cell, one final score and one curve per
