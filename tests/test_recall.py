@@ -23,11 +23,14 @@ CONFIGS = [
 ]
 
 
-def paired_games(game: str, options: dict, memory: str, seed: int):
-    """Yield ``(seat, observation dict under memory, observation dict under perfect)`` at
-    every turn of one uniformly random game played in both envs from the same deal."""
+def paired_games(game: str, options: dict, memory: str, seed: int, twin_memory: str = "perfect",
+                 watchers: dict | None = None):
+    """Yield ``(seat, observation dict under memory, observation dict under twin_memory)``
+    at every turn of one uniformly random game played in both envs from the same deal;
+    after every step each of ``watchers`` (a dict, which the caller may fill as the game
+    goes) watches the step's reveals."""
     env = make_raw_env(game, **options, memory=memory)
-    twin = make_raw_env(game, **options, memory="perfect")
+    twin = make_raw_env(game, **options, memory=twin_memory)
     env.reset(seed=seed)
     twin.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -38,6 +41,9 @@ def paired_games(game: str, options: dict, memory: str, seed: int):
         action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         env.step(action)
         twin.step(action)
+        assert env.last_revealed() == twin.last_revealed() == (action,)
+        for watcher in (watchers or {}).values():
+            watcher.watch(env.last_revealed())
 
 
 @pytest.mark.parametrize(("game", "options"), CONFIGS)

@@ -13,34 +13,14 @@ import numpy as np
 import pytest
 
 from memtab_env.observations.recall import WindowRecall
-from memtab_env.play import make_raw_env, play_game, turns
+from memtab_env.play import make_raw_env, play_game
 from memtab_env.registry import make_encoder
 from memtab_env.study.grid import StudyError
 from memtab_env.study.scores import final_agent
-from tests.test_recall import CONFIGS
+from tests.test_recall import CONFIGS, paired_games
 
 ROOT = Path(__file__).resolve().parents[1]
 WINDOW_POLICY = ROOT / "results/grid/memtab-2p-none-grid/window4__GRU__s4.zip"
-
-
-def paired_games(game: str, options: dict, memory: str, window: int, seed: int, watchers):
-    """Yield ``(seat, observation under memory, observation under window:window)`` at every
-    turn of one uniformly random game played in both envs from the same deal; after every
-    step each of ``watchers`` (a dict, filled by the caller) watches the step's reveals."""
-    env = make_raw_env(game, **options, memory=memory)
-    twin = make_raw_env(game, **options, memory=f"window:{window}")
-    env.reset(seed=seed)
-    twin.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for (_, seat, obs), (_, twin_seat, twin_obs) in zip(turns(env), turns(twin), strict=True):
-        assert seat == twin_seat
-        yield seat, obs["observation"], twin_obs["observation"]
-        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        env.step(action)
-        twin.step(action)
-        assert env.last_revealed() == twin.last_revealed() == (action,)
-        for recall in watchers.values():
-            recall.watch(env.last_revealed())
 
 
 @pytest.mark.parametrize(("game", "options"), CONFIGS)
@@ -50,10 +30,10 @@ def test_window_recall_is_the_window_observation_byte_for_byte(game, options, me
     encoder = make_encoder(game, **options)
     turns_checked = changed = 0
     for seed in range(4):
-        recalls: dict[int, WindowRecall] = {}
-        for seat in range(options["num_players"]):
-            recalls[seat] = WindowRecall(encoder, window)
-        for seat, obs, windowed in paired_games(game, options, memory, window, seed, recalls):
+        recalls = {seat: WindowRecall(encoder, window) for seat in range(options["num_players"])}
+        for seat, obs_dict, windowed_dict in paired_games(game, options, memory, seed, f"window:{window}",
+                                                          recalls):
+            obs, windowed = obs_dict["observation"], windowed_dict["observation"]
             rebuilt = recalls[seat].observe(obs)
             np.testing.assert_array_equal(rebuilt, windowed)
             assert rebuilt.dtype == obs.dtype
@@ -69,8 +49,8 @@ def test_a_loop_that_does_not_report_reveals_is_refused():
     recall = WindowRecall(make_encoder(game, **options), 4)
     with pytest.raises(ValueError, match=r"is shown but no reveal of it was watched: the game loop must "
                                          r"call watch\(revealed\)"):
-        for _seat, obs, _ in paired_games(game, options, "none", 4, 0, {}):
-            recall.observe(obs)
+        for _seat, obs, _ in paired_games(game, options, "none", 0, "window:4"):
+            recall.observe(obs["observation"])
 
 
 @pytest.mark.parametrize("window", [-1, True, 2.5, "4", 1_000_001])

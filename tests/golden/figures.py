@@ -111,12 +111,9 @@ def quick_short_figures(runs_dir: Path) -> dict[str, Any]:
             "timesteps": ev["training"]["timesteps"], "results": results}
 
 
-def same_platform(recorded: dict[str, Any]) -> bool:
-    """``recorded`` was written on this platform: the same Python, library versions, CPU
-    model and vector instruction set (files written before the instruction set was
-    recorded are matched on the rest: see :func:`committed_here`)."""
-    here = platform_info()
-    return all(recorded.get(k) == here.get(k) for k in (*SAME_PLATFORM, "cpu_isa"))
+def _same(recorded: dict[str, Any], here: dict[str, Any], fields: tuple[str, ...]) -> bool:
+    """Whether the platform block ``recorded`` equals ``here`` on ``fields``."""
+    return all(recorded.get(k) == here.get(k) for k in fields)
 
 
 def platform_files(path: Path) -> list[Path]:
@@ -132,11 +129,10 @@ def committed_here(path: Path) -> tuple[Path, dict[str, Any]] | None:
     files = [(p, json.loads(p.read_text())) for p in platform_files(path)]
     here = platform_info()
     for p, data in files:
-        if same_platform(data["platform"]):
+        if _same(data["platform"], here, (*SAME_PLATFORM, "cpu_isa")):
             return p, data
     for p, data in files:
-        recorded = data["platform"]
-        if "cpu_isa" not in recorded and all(recorded.get(k) == here.get(k) for k in SAME_PLATFORM):
+        if "cpu_isa" not in data["platform"] and _same(data["platform"], here, SAME_PLATFORM):
             return p, data
     return None
 
@@ -148,8 +144,7 @@ def file_for_here(path: Path) -> Path:
     rewritten from another machine of the same model name)."""
     here = platform_info()
     for p in platform_files(path):
-        recorded = json.loads(p.read_text())["platform"]
-        if recorded.get("cpu") == here["cpu"] and recorded.get("cpu_isa") == here["cpu_isa"]:
+        if _same(json.loads(p.read_text())["platform"], here, ("cpu", "cpu_isa")):
             return p
     if not path.exists():
         return path
