@@ -293,6 +293,41 @@ def test_curves_are_drawn_as_the_iqm_with_its_bootstrap_interval_clipped_at_the_
     assert "clipped" not in drawn[0].axes[0].get_ylabel()
 
 
+def test_final_scores_are_drawn_per_cell_as_the_iqm_its_interval_and_every_seed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import matplotlib.pyplot as plt
+
+    from memtab_env.study import figures
+
+    runs = [_run("t", "none", "GRU", [0.1, 0.2, 0.3, 0.4, 0.5]),
+            _run("t", "none", "MLP", [0.0, 0.0, 0.1, -0.1, -30.0]),
+            _run("t", "window:4", "GRU", [0.9, 0.9, 0.8, 0.95, 0.85]),
+            _run("u", "none", "GRU", [0.5] * 3)]
+    drawn = []
+    monkeypatch.setattr(plt, "close", drawn.append)
+    assert figures.draw_finals(runs, tmp_path) == [tmp_path / "t-final.png", tmp_path / "u-final.png"]
+    assert (tmp_path / "t-final.png").read_bytes()[:4] == b"\x89PNG"
+    (ax,) = drawn[0].axes
+    # the architectures in the order of the runs, one colour per memory model side by side
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["GRU", "MLP"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["memory none", "memory window:4"]
+    cells = study.aggregate(runs)
+    centres = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert len(centres) == 3
+    for line, key in zip(centres, [("t", "none", "GRU"), ("t", "none", "MLP"), ("t", "window:4", "GRU")],
+                         strict=True):
+        assert line.get_ydata()[0] == pytest.approx(cells[key]["iqm"])
+    (x_none, x_window) = (centres[0].get_xdata()[0], centres[2].get_xdata()[0])
+    assert x_none < 0 < x_window  # GRU's two memory models either side of its tick
+    # every seed a dot, the collapsed one drawn on the floor, and the axis says so
+    dots = [c.get_offsets() for c in ax.collections if len(c.get_offsets()) == 5]
+    assert len(dots) == 3
+    np.testing.assert_allclose(np.asarray(dots[1])[:, 1], [0.0, 0.0, 0.1, -0.1, figures.FLOOR])
+    assert len(set(np.asarray(dots[0])[:, 0])) == 5  # spread, not piled on one x
+    assert "below -1" in ax.get_ylabel() and ax.get_ylim()[0] == pytest.approx(figures.FLOOR - 0.05)
+    assert "below" not in drawn[1].axes[0].get_ylabel()
+    assert drawn[1].axes[0].get_ylim()[0] == pytest.approx(-0.05)  # down to random play only
+
 def test_a_tiny_study_trains_scores_saves_playable_policies_and_reports(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     pytest.importorskip("memax")

@@ -1,4 +1,5 @@
-"""Learning curves of the memory study as PNG figures (matplotlib, headless)."""
+"""The memory study's figures as PNGs (matplotlib, headless): learning curves per track
+(:func:`draw_curves`) and the final scores of every cell (:func:`draw_finals`)."""
 
 from __future__ import annotations
 
@@ -93,12 +94,75 @@ def draw_curves(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
             ax.legend(fontsize=7, loc="best", ncol=2 if len(ax.get_legend_handles_labels()[0]) > 8 else 1)
         axes[0][0].set_ylabel("normalised score, IQM over seeds (95% CI)"
                               + (f"\naxis clipped at {FLOOR:g}" if clipped else ""))
-        fig.tight_layout()
-        path = out_dir / f"{track}.png"
-        try:
-            with atomic_path(path) as tmp:
-                fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-        finally:
-            plt.close(fig)
-        paths.append(path)
+        paths.append(_save(fig, out_dir / f"{track}.png"))
+    return paths
+
+
+def _save(fig: Any, path: Path) -> Path:
+    """Write ``fig`` to ``path`` (atomically, without the software tag that changes with
+    matplotlib's version) and close it."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
+    finally:
+        plt.close(fig)
+    return path
+
+
+def draw_finals(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
+    """One figure per track (``<track>-final.png``): the final score of every cell, the
+    architectures along the axis in the order of ``runs``, a colour per memory model side
+    by side; each cell's IQM over seeds with its 95% stratified-bootstrap interval (as
+    the tables report it) and every seed's score beside it as a dot, so that a cell's
+    spread and its outliers show, not only its centre. The axis runs down to random play
+    (0) or the lowest seed, and stops at ``FLOOR`` (a seed below it is drawn on it, and
+    the axis says so). Returns the paths written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memtab_env.study.tables import aggregate
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cells = aggregate(runs)
+    paths = []
+    for track in dict.fromkeys(r["track"] for r in runs):
+        mine = [r for r in runs if r["track"] == track]
+        models = list(dict.fromkeys(r["model"] for r in mine))
+        memories = list(dict.fromkeys(r["memory"] for r in mine))
+        slot = 0.8 / len(memories)  # each memory model's share of an architecture's place
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.75 * len(models) + 2), 4))
+        clipped = False
+        for m, memory in enumerate(memories):
+            colour = f"C{m % 10}"
+            for k, run in enumerate(r for r in mine if r["memory"] == memory):
+                x = models.index(run["model"]) + (m - (len(memories) - 1) / 2) * slot
+                stats = cells[(track, memory, run["model"])]
+                seeds = np.array([f["score"] for f in run["final"]], np.float64)
+                clipped |= bool((seeds < FLOOR).any())
+                below, above = stats["iqm"] - stats["lo"], stats["hi"] - stats["iqm"]
+                ax.errorbar([x], [stats["iqm"]], yerr=[[below], [above]], fmt="o", ms=5, capsize=3,
+                            color=colour, zorder=3,
+                            label=f"memory {memory}" if k == 0 else None)
+                # the seeds spread evenly across the cell's slot in seed order: no random jitter
+                spread = np.linspace(-0.3, 0.3, seeds.size) if seeds.size > 1 else np.zeros(1)
+                offsets = spread * slot
+                ax.scatter(x + offsets, np.maximum(seeds, FLOOR), s=8, color=colour, alpha=0.45,
+                           linewidths=0, zorder=2)
+        ax.set_xticks(range(len(models)), models, rotation=30, ha="right")
+        ax.set_xlim(-0.6, len(models) - 0.4)
+        lowest = min(min(f["score"] for f in r["final"]) for r in mine)
+        ax.set_ylim(bottom=max(FLOOR, min(0.0, lowest)) - 0.05, top=max(1.05, ax.get_ylim()[1]))
+        ax.axhline(0.0, color="grey", lw=0.6, ls=":")
+        ax.axhline(1.0, color="grey", lw=0.6, ls=":")
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(f"{track}: final score per cell (IQM, 95% CI; dots: seeds)")
+        ax.set_ylabel("normalised final score" + (f"\nseeds below {FLOOR:g} drawn at it" if clipped else ""))
+        ax.legend(fontsize=7, loc="best")
+        paths.append(_save(fig, out_dir / f"{track}-final.png"))
     return paths

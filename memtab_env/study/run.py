@@ -321,9 +321,11 @@ def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
         tables.write_text("\n".join(section or ["No run files yet."]) + "\n")
         print(f"tables {tables}")
     if figures_dir is not None:
-        from memtab_env.study.figures import draw_curves
+        from memtab_env.study.figures import draw_curves, draw_finals
+        from memtab_env.study.tables import in_study_order
 
-        for path in draw_curves(runs, figures_dir):
+        for path in [*draw_curves(runs, figures_dir),
+                     *draw_finals(in_study_order(runs, study) if study else runs, figures_dir)]:
             print(f"figure {path}")
     if leaderboard is not None:
         from memtab_env.protocol.leaderboard import build
