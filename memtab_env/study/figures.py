@@ -161,7 +161,7 @@ def draw_finals(runs: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pat
         ax.axhline(0.0, color="grey", lw=0.6, ls=":")
         ax.axhline(1.0, color="grey", lw=0.6, ls=":")
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"{track}: final score per cell (IQM, 95% CI; dots: seeds)")
+        ax.set_title(f"{track}\nfinal score per cell (IQM, 95% CI; dots: seeds)", fontsize=10)
         ax.set_ylabel("normalised final score" + (f"\nseeds below {FLOOR:g} drawn at it" if clipped else ""))
         ax.legend(fontsize=7, loc="best")
         paths.append(_save(fig, out_dir / f"{track}-final.png"))
