@@ -21,7 +21,7 @@ OUT = ROOT / "docs" / "site"
 SHOTS = [
     ("leaderboard.png", "index.html", 900, True),
     ("agent.png", "agent.html?agent=gru-memtab-none", 900, False),
-    ("study.png", "study.html?track=pelmanism-solo-none", 900, True),
+    ("study.png", "study.html?track=memtab-2p-none-grid", 900, True),
     ("viewer-memtab.png",
      "viewer.html?record=records/memtab-2p/gru-memtab-none.records.jsonl.gz&game=5&flip=22", 760, False),
     ("viewer-pelmanism.png", "viewer.html?record=extra/pelmanism.jsonl&game=0&flip=41", 760, False),

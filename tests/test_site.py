@@ -41,6 +41,9 @@ def results(tmp_path_factory) -> Path:
     study.mkdir(parents=True)
     for name in ("none__GRU.json", "perfect__MLP.json"):
         shutil.copy(ROOT / "results" / "study" / "memtab-2p-none" / name, study / name)
+    grid = root / "grid" / "memtab-2p-none-grid"
+    grid.mkdir(parents=True)
+    shutil.copy(ROOT / "results" / "grid" / "memtab-2p-none-grid" / "none__GRU.json", grid / "none__GRU.json")
     return root
 
 
@@ -73,11 +76,29 @@ def test_pages_and_data_are_written(site):
     assert set(row["opponents"]) == {"random", "greedy", "expert"}
     assert sorted(data["agents"]) == ["greedy", "random"]
     study = json.loads((out / "data" / "study.json").read_text())
-    assert [(c["memory"], c["model"]) for c in study["cells"]] == [("none", "GRU"), ("perfect", "MLP")]
-    cell = study["cells"][0]
+    # every committed study present, the MemTab grid first; each cell names its study
+    assert [(c["study"], c["track"], c["memory"], c["model"]) for c in study["cells"]] == [
+        ("grid", "memtab-2p-none-grid", "none", "GRU"), ("study", "memtab-2p-none", "none", "GRU"),
+        ("study", "memtab-2p-none", "perfect", "MLP")]
+    assert study["studies"] == [
+        {"folder": "grid", "config": "configs/study_memtab.yaml", "tracks": ["memtab-2p-none-grid"]},
+        {"folder": "study", "config": "configs/study.yaml", "tracks": ["memtab-2p-none"]}]
+    cell = study["cells"][1]
     assert len(cell["final"]) == len(cell["seeds"]) and len(cell["centre"]) == len(cell["steps"])
     assert all(lo <= c <= hi for lo, c, hi in zip(cell["lo"], cell["centre"], cell["hi"], strict=True))
-    assert study["across"] == {"tracks": ["memtab-2p-none"], "rows": []}  # one track: no table
+    # ranks within each study (one track each here: no table), never across studies
+    assert study["across"] == [{"study": "grid", "tracks": ["memtab-2p-none-grid"], "rows": []},
+                               {"study": "study", "tracks": ["memtab-2p-none"], "rows": []}]
+
+
+def test_the_study_page_refuses_a_track_in_two_studies() -> None:
+    from memtab_env.site.study import study_data
+    from memtab_env.study import collect_runs
+
+    runs = collect_runs(ROOT / "results" / "study" / "memtab-2p-none")[:1]
+    with pytest.raises(ValueError, match="'memtab-2p-none' is in two studies, 'a' and 'b'"):
+        study_data([("a", "a.yaml", runs), ("b", "b.yaml", runs)])
+    assert study_data([("a", "a.yaml", []), ("b", "b.yaml", runs)])["studies"][0]["folder"] == "b"
 
 
 def test_a_refused_result_is_reported_not_listed(site):

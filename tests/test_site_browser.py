@@ -104,12 +104,23 @@ def test_agent_page_shows_config_evaluation_and_every_track(site, page):
 
 def test_study_figures_render_one_curve_per_cell(site, page):
     out = site[0]
-    cells = json.loads((out / "data" / "study.json").read_text())["cells"]
-    assert cells
+    data = json.loads((out / "data" / "study.json").read_text())
+    cells = data["cells"]
+    assert {c["study"] for c in cells} == {"grid", "grid-pelmanism", "study"}
     page.goto((out / "study.html").as_uri())
+    assert page.locator("#track").input_value() == cells[0]["track"]  # the MemTab grid first
+    # an architecture's colour is its own: no two architectures of the studies share one
+    curves = page.locator("path.curve").all()
+    strokes = {c.get_attribute("data-model"): c.get_attribute("stroke") for c in curves}
+    assert len(strokes) > 8 and len(set(strokes.values())) == len(strokes)
     for track in dict.fromkeys(c["track"] for c in cells):
         page.select_option("#track", track)
         mine = [c for c in cells if c["track"] == track]
+        folder = mine[0]["study"]
+        assert f"results/{folder}/{track}/" in page.locator("#provenance").text_content()
+        # the ranks of this track's own study, or no table where it has one track
+        across = next(a for a in data["across"] if a["study"] == folder)["rows"]
+        assert page.locator("#across tbody tr").count() == len(across)
         memories = list(dict.fromkeys(c["memory"] for c in mine))
         panels = page.locator("#figure svg[data-memory]")
         assert [p.get_attribute("data-memory") for p in panels.all()] == memories
@@ -119,8 +130,7 @@ def test_study_figures_render_one_curve_per_cell(site, page):
             for c in curves.all():
                 assert len(c.get_attribute("d")) > 10
         assert page.locator("#cells tbody tr").count() == len(mine)
-    across = json.loads((out / "data" / "study.json").read_text())["across"]["rows"]
-    assert page.locator("#across tbody tr").count() == len(across) > 0
+    assert next(a for a in data["across"] if a["study"] == "study")["rows"]  # a table was checked
     # unticking an architecture removes its curves and rows
     track = cells[0]["track"]
     page.select_option("#track", track)

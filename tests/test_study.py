@@ -162,9 +162,8 @@ def test_the_pelmanism_grid_trains_the_memtab_grids_architectures_and_recipe() -
     assert pelmanism.ppo == {k: v for k, v in memtab.ppo.items() if k != "opponent_switches"}
 
 
-@pytest.mark.parametrize(("config", "results"), [("study.yaml", "study"), ("study_memtab.yaml", "grid"),
-                                                 ("study_pelmanism.yaml", "grid-pelmanism")])
-def test_every_committed_run_file_was_trained_as_its_config_trains_the_cell(config: str, results: str
+@pytest.mark.parametrize(("results", "config"), study.COMMITTED_STUDIES)
+def test_every_committed_run_file_was_trained_as_its_config_trains_the_cell(results: str, config: str
                                                                             ) -> None:
     """A study resumes by keeping the cells that have a run file: each committed one must
     be the cell its config trains now (seeds and every PPO field), or a rerun would keep a
@@ -172,10 +171,10 @@ def test_every_committed_run_file_was_trained_as_its_config_trains_the_cell(conf
     pytest.importorskip("jax")
     from memtab_env.study.run import kept_run_differences
 
-    s = study.load_study(ROOT / "configs" / config)
+    s = study.load_study(ROOT / config)
     kept = [(cell, study.run_path(ROOT / "results" / results, *cell)) for cell in s.cells()]
     kept = [(cell, path) for cell, path in kept if path.exists()]
-    assert kept or results == "grid"
+    assert kept
     for cell, path in kept:
         assert kept_run_differences(s, *cell, path) == [], path
 

@@ -183,14 +183,11 @@ def build_site(results_dir: str | Path = "results", out: str | Path = "site") ->
         "agents": agents,
         "refused": [{"file": f, "reason": why} for f, why in refused],
     })
-    study_runs = []
-    if (results_dir / "study").is_dir():
-        from memtab_env.study import collect_runs
-
-        study_runs = collect_runs(results_dir / "study")
     from memtab_env.site.study import study_data
+    from memtab_env.study import COMMITTED_STUDIES, collect_runs
 
-    study = study_data(study_runs)
+    study = study_data([(folder, config, collect_runs(results_dir / folder))
+                        for folder, config in COMMITTED_STUDIES if (results_dir / folder).is_dir()])
     report.study_cells = len(study["cells"])
     _write_data(out, "study", "MEMTAB_STUDY", study)
     from memtab_env.boards import default_board

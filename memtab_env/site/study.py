@@ -1,8 +1,9 @@
-"""The study page's data, from the memory study's run files (:func:`memtab_env.study.collect_runs`):
-per cell the final score of every seed, their IQM and interval
+"""The study page's data, from the run files of the committed studies
+(:data:`memtab_env.study.COMMITTED_STUDIES`, :func:`memtab_env.study.collect_runs`): per
+cell the final score of every seed, their IQM and interval
 (:func:`memtab_env.study.tables.aggregate`), and the learning curve with its band
-(:func:`memtab_env.study.figures.curve_band`, as the PNG figures draw it); across tracks,
-the ranks of :func:`memtab_env.study.tables.across_tracks`."""
+(:func:`memtab_env.study.figures.curve_band`, as the PNG figures draw it); per study, the
+ranks across its tracks (:func:`memtab_env.study.tables.across_tracks`)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,37 @@ from typing import Any
 import numpy as np
 
 
-def study_data(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """JSON-ready cells of the study, in run-file order (see the module docstring)."""
+def study_data(studies: Sequence[tuple[str, str, Sequence[dict[str, Any]]]]) -> dict[str, Any]:
+    """JSON-ready data of ``studies``, ``(folder, config, runs)`` each (see the module
+    docstring): ``{"floor", "studies": [{"folder", "config", "tracks"}], "cells": [...],
+    "across": [{"study", "tracks", "rows"}]}``, the cells in study then run-file order,
+    each naming its study's folder. Ranks are taken within a study, never across studies:
+    their recipes differ."""
+    from memtab_env.study.figures import FLOOR
+    from memtab_env.study.tables import across_tracks
+
+    out: list[dict[str, Any]] = []
+    listed, across = [], []
+    seen: dict[str, str] = {}
+    for folder, config, runs in studies:
+        for track in dict.fromkeys(r["track"] for r in runs):
+            if seen.setdefault(track, folder) != folder:
+                raise ValueError(f"track {track!r} is in two studies, {seen[track]!r} and {folder!r}: "
+                                 "the study page picks a track by its name, so each must be in one study")
+        if runs:
+            out += _cells(folder, runs)
+            grid, rows = across_tracks(runs)
+            listed.append({"folder": folder, "config": config,
+                           "tracks": list(dict.fromkeys(r["track"] for r in runs))})
+            across.append({"study": folder, "tracks": grid, "rows": rows})
+    return {"floor": FLOOR, "studies": listed, "cells": out, "across": across}
+
+
+def _cells(folder: str, runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The JSON-ready cells of one study's ``runs``."""
     from memtab_env.protocol.metrics import iqm
-    from memtab_env.study.figures import FLOOR, curve_band, earlier_runs
-    from memtab_env.study.tables import across_tracks, aggregate
+    from memtab_env.study.figures import curve_band, earlier_runs
+    from memtab_env.study.tables import aggregate
 
     cells = aggregate(runs)
     out = []
@@ -30,7 +57,7 @@ def study_data(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
                     "iqm": iqm(np.array([[p["score"] for p in c] for c in b["curves"]]), axis=0).tolist()}
                    for b in earlier_runs(run, runs)]
         out.append({
-            "track": run["track"], "memory": run["memory"], "model": run["model"],
+            "study": folder, "track": run["track"], "memory": run["memory"], "model": run["model"],
             "description": run.get("description", ""), "timesteps": run["timesteps"],
             "follow_up": bool(run.get("follow_up", False)),
             "init": (run.get("init") or {}).get("track"),
@@ -40,5 +67,4 @@ def study_data(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "earlier": earlier,
             "file": Path(run["_path"]).name if "_path" in run else None,
         })
-    grid, across = across_tracks(runs)
-    return {"floor": FLOOR, "cells": out, "across": {"tracks": grid, "rows": across}}
+    return out

@@ -64,12 +64,13 @@ from memtab_env.study.grid import (
     load_study,
     study_from_dict,
 )
-from memtab_env.study.runs import RUN_FORMAT, collect_runs, load_run, policy_path, run_path
+from memtab_env.study.runs import COMMITTED_STUDIES, RUN_FORMAT, collect_runs, load_run, policy_path, run_path
 from memtab_env.study.scores import benchmark_anchors, normalised_turns, solo_turns_bounds
 from memtab_env.study.tables import aggregate, leaderboard_section
 
 __all__ = [
     "CELL_FIELDS",
+    "COMMITTED_STUDIES",
     "MAX_FILE_BYTES",
     "RUN_FORMAT",
     "SCORES",

@@ -14,6 +14,11 @@ from memtab_env.study.grid import StudyError, require_field
 from memtab_env.study.tables import final_scale
 
 RUN_FORMAT = "memtab-study-run/1"
+#: the committed studies, the MemTab grid first: (folder of their run files under the
+#: results folder, the config that trains them)
+COMMITTED_STUDIES = (("grid", "configs/study_memtab.yaml"),
+                     ("grid-pelmanism", "configs/study_pelmanism.yaml"),
+                     ("study", "configs/study.yaml"))
 
 
 def run_path(out_dir: Path, track: str, memory: str, model: str) -> Path:

@@ -12,12 +12,16 @@
     "bootstrap interval, beside every seed's own final score. The curves are the IQM over seeds during training with ",
     "that interval shaded; a cell trained on from an earlier track draws that run's IQM dashed before it."));
   const cells = study.cells;
-  if (!cells.length) { main.append(h("p", {}, "No study run files under results/study/.")); return; }
+  if (!cells.length) { main.append(h("p", {}, "No run files of a study in this site's results.")); return; }
   const SVG = "http://www.w3.org/2000/svg";
-  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+  // matplotlib's tab10, then ten darker tones (tab20b/c): 20 architectures with no two colours alike
+  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+                   "#393b79", "#8c6d31", "#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363"];
   const models = [...new Set(cells.map((c) => c.model))].sort();
   const colour = (m) => PALETTE[models.indexOf(m) % PALETTE.length];
-  const tracks = [...new Set(cells.map((c) => c.track))];
+  const studies = study.studies || [];
+  const tracks = studies.flatMap((s) => s.tracks);
+  const studyOf = (t) => studies.find((s) => s.tracks.includes(t));
   const listParam = (name) => (param(name) ? param(name).split(",") : null);
 
   let track = tracks.includes(param("track")) ? param("track") : tracks[0];
@@ -101,17 +105,20 @@
       } }), " ", value);
     controls.replaceChildren(
       h("label", {}, "track ", h("select", { id: "track", onchange: (ev) => { track = ev.target.value; memSel = modelSel = null; render(); } },
-        tracks.map((t) => h("option", { value: t, selected: t === track }, t)))),
+        studies.map((s) => h("optgroup", { label: `results/${s.folder}/ (${s.config})` },
+          s.tracks.map((t) => h("option", { value: t, selected: t === track }, t)))))),
       h("fieldset", { id: "memories" }, h("legend", {}, "memory model"), memories.map((m) => checkbox(m, mems.includes(m), "memory"))),
       h("fieldset", { id: "models" }, h("legend", {}, "architecture"), archs.map((m) => checkbox(m, mods.includes(m), "model"))));
     const query = `?track=${encodeURIComponent(track)}` + (memSel ? `&memory=${encodeURIComponent(mems.join(","))}` : "") +
       (modelSel ? `&model=${encodeURIComponent(mods.join(","))}` : "");
     window.history.replaceState(null, "", query);
     const shown = ofTrack.filter((c) => mems.includes(c.memory) && mods.includes(c.model));
-    const first = ofTrack[0];
+    const first = ofTrack[0], mine = studyOf(track);
     body.replaceChildren(h("h2", {}, track),
       h("p", {}, first.description, ` Budget: ${first.timesteps.toLocaleString("en")} learner steps per seed` +
-        (first.follow_up ? " (a follow-up track)" : "") + (first.init ? `, trained on from ${first.init}` : "") + "."));
+        (first.follow_up ? " (a follow-up track)" : "") + (first.init ? `, trained on from ${first.init}` : "") + "."),
+      h("p", { class: "muted", id: "provenance" }, "Run files under ", h("code", {}, `results/${mine.folder}/${track}/`),
+        ", trained by ", h("code", {}, `memtab study --config ${mine.config}`), "."));
     const figure = h("figure", { class: "curves", id: "figure" });
     mems.forEach((m, i) => figure.append(panel(m, shown.filter((c) => c.memory === m), `clip-${i}`)));
     figure.append(h("figcaption", { class: "legend" }, mods.map((m) => h("span", {}, h("span", { class: "swatch", style: `background: ${colour(m)}` }), m))));
@@ -127,7 +134,7 @@
     t.id = "cells";
     makeSortable(t);
     body.append(h("div", { class: "scroll" }, t));
-    const across = study.across || { tracks: [], rows: [] };
+    const across = (study.across || []).find((a) => a.study === mine.folder) || { tracks: [], rows: [] };
     if (across.rows.length) {
       const at = table(["#", "memory model", "architecture", ...across.tracks, "mean rank"], across.rows.map((r, i) => h("tr", {},
         h("td", { class: "num" }, i + 1), h("td", {}, h("code", {}, r.memory)),
@@ -138,8 +145,9 @@
       at.id = "across";
       makeSortable(at);
       body.append(h("h2", {}, "Ranks across tracks"), h("p", { class: "muted" },
-        `Every memory model and architecture present on all of ${across.tracks.join(", ")} (the full grid; follow-up `,
-        "tracks left out): its rank by IQM on each track, and the mean rank. The tracks' normalised scores have ",
+        `Every memory model and architecture present on all of ${across.tracks.join(", ")} (the tracks of `,
+        `results/${mine.folder}/ but its follow-ups; other studies' recipes differ and are not ranked with it): `,
+        "its rank by IQM on each track, and the mean rank. The tracks' normalised scores have ",
         "different anchors, so they are ranked, not pooled."),
         h("div", { class: "scroll" }, at));
     }
