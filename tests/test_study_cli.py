@@ -68,22 +68,53 @@ def test_a_user_run_writes_its_own_folder_with_a_line_per_cell(
     assert not (tmp_path / "results").exists() and not (tmp_path / "LEADERBOARD.md").exists()
 
 
-def test_a_kept_run_file_must_be_trained_as_the_config_trains_its_cell(
-        user: list, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
-    """A cell with a run file is not trained again, unless the file was trained otherwise
-    (other seeds, other PPO fields): then the run stops and names what differs."""
-    pytest.importorskip("jax")
+def _kept_gru_run() -> tuple[Path, dict, dict]:
+    """A run file of cell solo / none / GRU of ``mine.yaml``, trained as it trains the
+    cell, written where a user's run keeps it: (path, run, the cell's PPO config)."""
     study = load_study("mine.yaml")
     config = study_run.ppo_config(study, study.tracks["solo"], "none", "GRU").to_json()
     options = study.tracks["solo"].options
     finals = [{"score": normalised_turns(t, options), "turns": t} for t in (5.0, 6.0)]
     run = {"format": "memtab-study-run/1", "track": "solo", "memory": "none", "model": "GRU",
-           "seeds": [0, 1], "timesteps": 2048, "final": finals,
+           "seeds": [0, 1], "timesteps": 2048, "final": finals, "seconds": 1234.5,
            "curves": [[{"timesteps": 0, **finals[0]}, {"timesteps": 2048, **finals[1]}]] * 2,
            "final_deals": study.final_deals, "config": {k: v for k, v in config.items() if k != "seed"}}
     path = Path("runs") / "study" / "mine" / "solo" / "none__GRU.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(run))
+    return path, run, config
+
+
+def test_status_lists_the_cells_done_and_to_run_and_trains_nothing(
+        user: list, capsys: pytest.CaptureFixture) -> None:
+    pytest.importorskip("jax")
+    path, run, _ = _kept_gru_run()
+    assert study_run.main(["--config", "mine.yaml", "--status"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    iqm = normalised_turns(5.5, load_study("mine.yaml").tracks["solo"].options)  # two seeds: their mean
+    low, high = sorted(f["score"] for f in run["final"])
+    assert lines == [f"[1/3] solo none GRU: done, IQM {iqm:.2f} [{low:.2f}, {high:.2f}] over 2 seeds, "
+                     "1,234 s",
+                     "[2/3] solo none MLP: to run", "[3/3] solo perfect MLP: to run",
+                     "1 of 3 cells done as the config trains them, 2 to run "
+                     f"(run files under {path.parents[1]})"]
+    assert user == [] and not (path.parents[1] / "study.md").exists()  # nothing trained or written
+    # a file trained otherwise counts as to run, and says why
+    assert study_run.main(["--config", "mine.yaml", "--status", "--seeds", "3", "--models", "GRU"]) == 0
+    said = capsys.readouterr().out
+    assert "trained otherwise than the study trains it now: seeds [0, 1] (the study: [0, 1, 2])" in said
+    assert "0 of 1 cells done as the config trains them, 1 to run" in said
+    with pytest.raises(SystemExit):  # one mode at a time
+        study_run.main(["--config", "mine.yaml", "--status", "--report-only"])
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_a_kept_run_file_must_be_trained_as_the_config_trains_its_cell(
+        user: list, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A cell with a run file is not trained again, unless the file was trained otherwise
+    (other seeds, other PPO fields): then the run stops and names what differs."""
+    pytest.importorskip("jax")
+    path, run, config = _kept_gru_run()
     cell = ["--config", "mine.yaml", "--models", "GRU", "--memories", "none"]
     assert study_run.main(cell) == 0
     assert "[1/1] solo none GRU: done (run file exists)" in capsys.readouterr().out

@@ -1,11 +1,12 @@
 """Train and score the cells of the memory study (:mod:`memtab_env.study`), JAX extra.
 
 ``memtab study [--preset smoke | --config FILE] [--seeds N] [--timesteps STEPS] [--tracks ...]
-[--models ...] [--memories ...] [--out DIR]`` trains every cell that has no run file yet (a
+[--models ...] [--memories ...] [--out DIR] [--status]`` trains every cell that has no run file yet (a
 finished cell is kept: delete its file to redo it; a run file trained otherwise than the
 config now trains its cell, other seeds or other PPO fields, is refused by name),
 printing a line per cell before it compiles and as it learns, then draws the figures and
-the tables from the run files. A user's run writes under ``runs/study/<config name>`` (or
+the tables from the run files (``--status``: lists which cells are done and which are
+to run, and trains nothing). A user's run writes under ``runs/study/<config name>`` (or
 ``--out``, OUT below): figures in ``figures/``, tables in ``OUT/study.md``. The committed
 study (``results/study/``, ``docs/study/``, ``LEADERBOARD.md``) is written only with
 ``--write-committed``, and the other options refuse to point there without it.
@@ -389,14 +390,49 @@ def _parser(study: Study | None) -> argparse.ArgumentParser:
     ap.add_argument("--write-committed", action="store_true",
                     help="write the committed study: run files under RESULTS/study, figures in "
                          "docs/study, LEADERBOARD.md rebuilt")
-    ap.add_argument("--report-only", action="store_true", help="train nothing")
-    ap.add_argument("--rescore", action="store_true",
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--report-only", action="store_true", help="train nothing")
+    mode.add_argument("--status", action="store_true",
+                      help="train and write nothing: list the cells (after --tracks, --models and "
+                           "--memories), each done (its IQM, seeds and wall clock from its run file) or "
+                           "to run, and count them")
+    mode.add_argument("--rescore", action="store_true",
                     help="train nothing; on tracks scored by the benchmark, score again the saved "
                          "policies of the run files whose final scores are not the benchmark's as the "
                          "study plays it now (an older file on the JAX proxy's scale; a perfect-memory "
                          "cell on a track whose env forgets, which plays with recall: "
                          "memtab_env.study.scores.final_agent)")
     return ap
+
+
+def print_status(study: Study, cells: Sequence[tuple[str, str, str]], out: Path) -> None:
+    """``--status``: a line per cell of ``cells``, done (from its run file under ``out``:
+    IQM [95% interval], seeds, wall clock; a file trained otherwise than the study trains
+    the cell now says so) or to run, then the counts."""
+    from memtab_env.study.tables import aggregate
+
+    done = 0
+    for k, cell in enumerate(cells, 1):
+        head = f"[{k}/{len(cells)}] {' '.join(cell)}"
+        path = run_path(out, *cell)
+        if not path.exists():
+            print(f"{head}: to run", flush=True)
+            continue
+        run = load_run(path)
+        stats = aggregate([run])[cell]
+        seconds = run.get("seconds")
+        line = (f"{head}: done, IQM {stats['iqm']:.2f} [{stats['lo']:.2f}, {stats['hi']:.2f}] over "
+                f"{stats['seeds']} seeds")
+        if isinstance(seconds, (int, float)):
+            line += f", {seconds:,.0f} s"
+        differences = kept_run_differences(study, *cell, path)
+        if differences:
+            line += f"; trained otherwise than the study trains it now: {'; '.join(differences)}"
+        else:
+            done += 1
+        print(line, flush=True)
+    print(f"{done} of {len(cells)} cells done as the config trains them, {len(cells) - done} to run "
+          f"(run files under {out})", flush=True)
 
 
 def _path(value: str | None, default: Path | None) -> Path | None:
@@ -455,6 +491,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if path is not None and _committed(path, results):
                     raise StudyError(f"{what} {path} is a committed result of the study: writing it "
                                      "takes --write-committed")
+        if args.status:
+            print_status(study, study.cells(args.tracks, args.models, args.memories), out)
+            return 0
         if args.rescore:
             for track, memory, model in study.cells(args.tracks, args.models, args.memories):
                 rescore_cell(study, track, memory, model, out, log=lambda line: print(line, flush=True))
