@@ -137,6 +137,7 @@ def test_a_kept_run_file_must_be_trained_as_the_config_trains_its_cell(
 
 
 @pytest.mark.parametrize("option", [["--out", "results/study"], ["--out", "results/study/x"],
+                                    ["--out", "results/grid"], ["--out", "results/grid-pelmanism/x"],
                                     ["--figures", "docs/study"], ["--leaderboard", "LEADERBOARD.md"],
                                     ["--out", "mine-results/study", "--results", "mine-results"]])
 def test_the_committed_study_takes_an_explicit_flag(user: list, capsys: pytest.CaptureFixture,
@@ -146,6 +147,24 @@ def test_the_committed_study_takes_an_explicit_flag(user: list, capsys: pytest.C
     assert study_run.main(["--config", "mine.yaml", "--write-committed", "--figures", "figs",
                            "--leaderboard", "", *option[2:]]) == 0
     assert {c[5] for c in user} == {Path(option[-1] if option[-2] == "--results" else "results") / "study"}
+
+
+def test_a_grid_is_written_to_its_own_committed_folder_with_the_flag(
+        user: list, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A config of a committed grid (by its file name) writes under its results folder,
+    figures and tables inside, LEADERBOARD.md untouched; reading its state needs no flag."""
+    Path("study_memtab.yaml").write_text(Path("mine.yaml").read_text())
+    assert study_run.main(["--config", "study_memtab.yaml", "--status"]) == 0  # the user's folder
+    assert "(run files under runs/study/study_memtab)" in capsys.readouterr().out
+    assert study_run.main(["--config", "study_memtab.yaml", "--out", "results/grid", "--status"]) == 0
+    assert "0 of 3 cells done as the config trains them, 3 to run (run files under results/grid)" in \
+        capsys.readouterr().out
+    assert study_run.main(["--config", "study_memtab.yaml", "--models", "GRU", "--write-committed"]) == 0
+    assert [c[5] for c in user] == [Path("results") / "grid"]
+    assert (tmp_path / "results" / "grid" / "study.md").is_file()
+    assert not (tmp_path / "LEADERBOARD.md").exists() and not (tmp_path / "docs").exists()
+    assert study_run.committed_folder("configs/study_pelmanism.yaml") == "grid-pelmanism"
+    assert study_run.committed_folder("mine.yaml") is None
 
 
 def test_bad_overrides_name_the_option(user: list, capsys: pytest.CaptureFixture) -> None:

@@ -8,7 +8,9 @@ printing a line per cell before it compiles and as it learns, then draws the fig
 the tables from the run files (``--status``: lists which cells are done and which are
 to run, and trains nothing). A user's run writes under ``runs/study/<config name>`` (or
 ``--out``, OUT below): figures in ``figures/``, tables in ``OUT/study.md``. The committed
-study (``results/study/``, ``docs/study/``, ``LEADERBOARD.md``) is written only with
+studies (:data:`~memtab_env.study.COMMITTED_STUDIES`: ``results/study/`` with
+``docs/study/`` and ``LEADERBOARD.md``, and the grids ``results/grid/`` and
+``results/grid-pelmanism/``, each the folder of its config) are written only with
 ``--write-committed``, and the other options refuse to point there without it.
 """
 
@@ -25,6 +27,7 @@ import numpy as np
 
 from memtab_env.atomic import write_json, write_text
 from memtab_env.study import (
+    COMMITTED_STUDIES,
     RUN_FORMAT,
     Study,
     StudyError,
@@ -338,9 +341,16 @@ def report(out_dir: Path, figures_dir: Path | None, leaderboard: Path | None,
 
 #: ``--preset``: study configs shipped in ``configs/``
 PRESETS = {"full": "configs/study.yaml", "smoke": "configs/study_smoke.yaml"}
-#: what ``memtab study`` writes only with ``--write-committed``: the committed run files
-#: and policies, figures and leaderboard (paths relative to the working directory)
+#: what ``memtab study`` writes only with ``--write-committed``: the first study's run files
+#: and policies, figures and leaderboard (paths relative to the working directory), and
+#: every committed study's folder under the results (``COMMITTED_STUDIES``)
 COMMITTED = (Path("results/study"), Path("docs/study"), Path("LEADERBOARD.md"))
+
+
+def committed_folder(config: str | Path) -> str | None:
+    """The results folder of the committed study that ``config`` trains (matched by file
+    name: ``study_memtab.yaml`` -> ``grid``), or None."""
+    return next((folder for folder, path in COMMITTED_STUDIES if Path(path).name == Path(config).name), None)
 
 
 def _names(values: Any) -> str:
@@ -388,8 +398,11 @@ def _parser(study: Study | None) -> argparse.ArgumentParser:
                     help="a leaderboard to rebuild from RESULTS (default: none, or LEADERBOARD.md "
                          "with --write-committed); '' to skip")
     ap.add_argument("--write-committed", action="store_true",
-                    help="write the committed study: run files under RESULTS/study, figures in "
-                         "docs/study, LEADERBOARD.md rebuilt")
+                    help="write a committed study: for " + ", ".join(
+                        f"{path} under RESULTS/{folder}" for folder, path in COMMITTED_STUDIES
+                        if folder != "study") + " (its figures and tables inside); for any other "
+                        "config, run files under RESULTS/study, figures in docs/study, LEADERBOARD.md "
+                        "rebuilt")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--report-only", action="store_true", help="train nothing")
     mode.add_argument("--status", action="store_true",
@@ -443,7 +456,7 @@ def _path(value: str | None, default: Path | None) -> Path | None:
 def _committed(path: Path, results: Path) -> bool:
     """Whether ``path`` is (or lies inside) a committed output of the study."""
     path = path.resolve()
-    for root in (*COMMITTED, results / "study"):
+    for root in (*COMMITTED, *(results / folder for folder, _ in COMMITTED_STUDIES)):
         root = root.resolve()
         if path == root or root in path.parents:
             return True
@@ -481,16 +494,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise problem
         study = overridden(study, args.seeds, args.timesteps)
         results = Path(args.results)
-        if args.write_committed:
-            out = _path(args.out, results / "study")
+        folder = committed_folder(config) or "study"
+        if args.write_committed and folder == "study":  # the first study: docs/study, LEADERBOARD.md
+            out = _path(args.out, results / folder)
             figures, board = _path(args.figures, COMMITTED[1]), _path(args.leaderboard, COMMITTED[2])
-        else:
-            out = _path(args.out, Path("runs") / "study" / Path(config).stem)
+            tables = None
+        else:  # a grid or a user's run: figures and tables inside its own folder
+            out = _path(args.out, results / folder if args.write_committed
+                        else Path("runs") / "study" / Path(config).stem)
             figures, board = _path(args.figures, out / "figures"), _path(args.leaderboard, None)
-            for what, path in (("--out", out), ("--figures", figures), ("--leaderboard", board)):
-                if path is not None and _committed(path, results):
-                    raise StudyError(f"{what} {path} is a committed result of the study: writing it "
-                                     "takes --write-committed")
+            tables = (out / "study").with_suffix(".md")  # not a path the docs test looks up
+        for what, path in (("--out", out), ("--figures", figures), ("--leaderboard", board)):
+            if not (args.write_committed or args.status) and path is not None and _committed(path, results):
+                raise StudyError(f"{what} {path} is a committed result of the study: writing it "
+                                 "takes --write-committed")
         if args.status:
             print_status(study, study.cells(args.tracks, args.models, args.memories), out)
             return 0
@@ -515,8 +532,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "compiling (the first update; cached for reruns) ...", flush=True)
                 run_cell(study, track, memory, model, out, results,
                          log=lambda line, k=k: print(f"[{k}/{len(cells)}] {line.strip()}", flush=True))
-        report(out, figures, board, results, study, config,
-               tables=None if args.write_committed else (out / "study").with_suffix(".md"))
+        report(out, figures, board, results, study, config, tables=tables)
         print(f"run files and policies: {out}")
     except StudyError as exc:
         print(f"memtab study: {exc}")
