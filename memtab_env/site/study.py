@@ -27,15 +27,15 @@ def study_data(studies: Sequence[tuple[str, str, Sequence[dict[str, Any]]]]) -> 
     listed, across = [], []
     seen: dict[str, str] = {}
     for folder, config, runs in studies:
-        for track in dict.fromkeys(r["track"] for r in runs):
+        tracks = list(dict.fromkeys(r["track"] for r in runs))
+        for track in tracks:
             if seen.setdefault(track, folder) != folder:
                 raise ValueError(f"track {track!r} is in two studies, {seen[track]!r} and {folder!r}: "
                                  "the study page picks a track by its name, so each must be in one study")
         if runs:
             out += _cells(folder, runs)
             grid, rows = across_tracks(runs)
-            listed.append({"folder": folder, "config": config,
-                           "tracks": list(dict.fromkeys(r["track"] for r in runs))})
+            listed.append({"folder": folder, "config": config, "tracks": tracks})
             across.append({"study": folder, "tracks": grid, "rows": rows})
     return {"floor": FLOOR, "studies": listed, "cells": out, "across": across}
 
