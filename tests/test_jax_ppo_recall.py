@@ -39,17 +39,19 @@ def test_shown_kinds_are_what_perfect_recall_shows_under_memory_none(env_id: str
     forgetful, recalling = _game(env_id, "none", **options), _game(env_id, "perfect", **options)
     config = ppo.PPOConfig(env_id=env_id, env_options={**options, "memory": "none"}, **TINY)
     net = ppo.make_policy(config, forgetful)
-    a, b = forgetful.reset(jax.random.key(3)), recalling.reset(jax.random.key(3))
-    shown = jnp.full(forgetful.env.game.num_positions, -1, jnp.int8)
+    reset_a, reset_b = jax.jit(forgetful.reset), jax.jit(recalling.reset)
     step_a, step_b = jax.jit(forgetful.step), jax.jit(recalling.step)
+    shown_kinds = jax.jit(lambda obs, start, shown: net.shown_kinds(obs, start, shown))
+    a, b = reset_a(jax.random.key(3)), reset_b(jax.random.key(3))
+    shown = jnp.full(forgetful.env.game.num_positions, -1, jnp.int8)
     rng = np.random.default_rng(0)
     checked = 0
     for t in range(300):
         start = jnp.bool_(t == 0)
         if bool(a.terminated | a.truncated):
-            a, b = forgetful.reset(jax.random.key(t)), recalling.reset(jax.random.key(t))
+            a, b = reset_a(jax.random.key(t)), reset_b(jax.random.key(t))
             start = jnp.bool_(True)
-        shown = net.shown_kinds(a.observation, start, shown)
+        shown = shown_kinds(a.observation, start, shown)
         card = np.asarray(b.observation)[np.asarray(net.card_index)]
         status = np.asarray(b.observation)[np.asarray(net.status_index)]
         face_down = status[:, 0] > 0
