@@ -8,12 +8,12 @@ rewards as the numba engine (held equal flip for flip by ``tests/test_jax_backen
     import jax, memtab_env.jax as mj
 
     env = mj.make("MemTab-v0", num_players=2, memory="none")
-    state = env.init(jax.random.key(0))              # or env.init_from_layout(record["layout"])
+    state = jax.jit(env.init)(jax.random.key(0))     # or env.init_from_layout(record["layout"])
     state = env.step(state, action)                  # or step(state, action, key); State:
                                                      # current_player, observation, legal_action_mask,
                                                      # rewards, terminated, truncated
     keys = jax.random.split(jax.random.key(1), 4096)
-    batch = jax.vmap(env.init)(keys)                 # 4096 games
+    batch = jax.jit(jax.vmap(env.init))(keys)        # 4096 games
     batch = jax.jit(jax.vmap(env.step))(batch, actions)
 
     view = mj.make_single_agent("MemTab-v0", opponents="greedy")  # opponents inside step
