@@ -88,8 +88,8 @@ def test_a_pair_scores_one_and_a_miss_nothing_on_a_hand_built_deal() -> None:
 def test_score_change_survives_auto_reset_like_the_reward() -> None:
     view = mj.make_single_agent("Pelmanism-v0", opponents="random", num_players=1,
                                 deck="pairs:1", reward="turns", memory="none")
-    step = mj.auto_reset_batch(view.step, view.reset)
-    states = jax.vmap(view.reset)(jax.random.split(jax.random.key(0), 8))
+    step = jax.jit(mj.auto_reset_batch(view.step, view.reset))
+    states = jax.jit(jax.vmap(view.reset))(jax.random.split(jax.random.key(0), 8))
     states = step(states, jnp.zeros(8, jnp.int32), jax.random.key(1))
     states = step(states, jnp.ones(8, jnp.int32), jax.random.key(2))  # the one pair: over
     assert np.asarray(states.terminated).all()
@@ -100,7 +100,7 @@ def test_score_change_survives_auto_reset_like_the_reward() -> None:
 def _rollout(config: ppo.PPOConfig, steps: int) -> list:
     """``steps`` rollout steps of ``config`` from its init: (transition, score_change)."""
     init, _, policy = algorithm.make_train(config)
-    runner = init(jax.random.key(config.seed))
+    runner = jax.jit(init)(jax.random.key(config.seed))
     view = ppo.make_view(config)
     env_step = mj.auto_reset_batch(view.step, view.reset)
     _, static = eqx.partition(policy, eqx.is_inexact_array)
