@@ -82,13 +82,28 @@ def _doc_sources() -> list[Path]:
             *ROOT.glob("benchmarks/*.py"), *ROOT.glob("configs/*.yaml")]
 
 
+def _prose(doc: Path) -> str:
+    """The text of ``doc`` that can point a reader at a file: all of it, but in Python
+    code not a string literal that is only a file's bare name (``out / "study.md"``
+    names a file the code writes, not one the repository holds)."""
+    text = doc.read_text()
+    if doc.suffix != ".py":
+        return text
+    import io
+    import tokenize
+
+    return "\n".join(tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                     if not (tok.type == tokenize.STRING and re.fullmatch(r"[rRbBuU]?(['\"])[\w-]+\.md\1",
+                                                                          tok.string)))
+
+
 def test_no_doc_points_outside_the_repository():
-    """Every file a doc or docstring names (a path, or a bare ``NAME.md``) exists in the
-    repository, next to the doc or from the root; placeholders (``path/to``, ``TRACK``)
-    and run outputs are not files."""
+    """Every file a doc, docstring, comment or message names (a path, or a bare
+    ``NAME.md``) exists in the repository, next to the doc or from the root; placeholders
+    (``path/to``, ``TRACK``) and run outputs are not files."""
     missing = []
     for doc in _doc_sources():
-        for match in _PATH.finditer(doc.read_text()):
+        for match in _PATH.finditer(_prose(doc)):
             path = match.group(1)
             parts = path.split("/")
             if path.startswith(_GENERATED) or "path/to/" in path or any(p.isupper() for p in parts[:-1]):

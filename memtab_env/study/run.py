@@ -503,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             out = _path(args.out, results / folder if args.write_committed
                         else Path("runs") / "study" / Path(config).stem)
             figures, board = _path(args.figures, out / "figures"), _path(args.leaderboard, None)
-            tables = (out / "study").with_suffix(".md")  # spelt so: the docs test looks up literal names
+            tables = out / "study.md"
         for what, path in (("--out", out), ("--figures", figures), ("--leaderboard", board)):
             if not (args.write_committed or args.status) and path is not None and _committed(path, results):
                 raise StudyError(f"{what} {path} is a committed result of the study: writing it "
