@@ -430,7 +430,8 @@ MEMTAB_ABLATIONS = {
 #: the grids' committed cells the README quotes too
 GRID_IN_README = {f"memtab-2p-none-grid/{cell}" for cell in (
     "none__GRU", "none__MGU", "none__Elman", "none__LSTM", "none__LinearRNN", "none__MLP",
-    "none__Window4", "none__GatedDeltaNet", "none__LRU", "none__FFM", "none__DeltaNet", "perfect__MLP",
+    "none__Window4", "none__GatedDeltaNet", "none__LRU", "none__FFM", "none__DeltaNet", "none__S6",
+    "perfect__MLP",
     "window4__MLP", "window4__GRU", "window4__Elman", "window4__LSTM",
     "window4__Window4", "window4__LinearRNN", "window4__MGU",
     "window4__LRU", "window4__FFM", "window4__DeltaNet", "window4__GatedDeltaNet")} | {
