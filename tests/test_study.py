@@ -431,6 +431,7 @@ MEMTAB_ABLATIONS = {
 GRID_IN_README = {f"memtab-2p-none-grid/{cell}" for cell in (
     "none__GRU", "none__MGU", "none__Elman", "none__LSTM", "none__LinearRNN", "none__MLP",
     "none__Window4", "none__GatedDeltaNet", "none__LRU", "none__FFM", "none__DeltaNet", "none__S6",
+    "none__Attention",
     "perfect__MLP",
     "window4__MLP", "window4__GRU", "window4__Elman", "window4__LSTM",
     "window4__Window4", "window4__LinearRNN", "window4__MGU",
