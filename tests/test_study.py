@@ -435,7 +435,8 @@ GRID_IN_README = {f"memtab-2p-none-grid/{cell}" for cell in (
     "perfect__MLP",
     "window4__MLP", "window4__GRU", "window4__Elman", "window4__LSTM",
     "window4__Window4", "window4__LinearRNN", "window4__MGU",
-    "window4__LRU", "window4__FFM", "window4__DeltaNet", "window4__GatedDeltaNet", "window4__S6")} | {
+    "window4__LRU", "window4__FFM", "window4__DeltaNet", "window4__GatedDeltaNet", "window4__S6",
+    "window4__Attention")} | {
     f"pelmanism-solo-none-grid/none__{model}"
     for model in ("GRU", "DeltaNet", "Attention", "Window4", "MLP")} | {
     f"pelmanism-solo-none-grid/window4__{model}" for model in ("Attention", "MLP")}
