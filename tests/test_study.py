@@ -427,16 +427,10 @@ MEMTAB_ABLATIONS = {
 }
 
 
-#: the grids' committed cells the README quotes too
-GRID_IN_README = {f"memtab-2p-none-grid/{cell}" for cell in (
-    "none__GRU", "none__MGU", "none__Elman", "none__LSTM", "none__LinearRNN", "none__MLP",
-    "none__Window4", "none__GatedDeltaNet", "none__LRU", "none__FFM", "none__DeltaNet", "none__S6",
-    "none__Attention",
-    "perfect__MLP",
-    "window4__MLP", "window4__GRU", "window4__Elman", "window4__LSTM",
-    "window4__Window4", "window4__LinearRNN", "window4__MGU",
-    "window4__LRU", "window4__FFM", "window4__DeltaNet", "window4__GatedDeltaNet", "window4__S6",
-    "window4__Attention")} | {
+#: the grids' committed cells the README quotes too: every MemTab cell, some Pelmanism ones
+GRID_IN_README = {
+    f"memtab-2p-none-grid/{path.stem}"
+    for path in (ROOT / "results/grid/memtab-2p-none-grid").glob("*.json")} | {
     f"pelmanism-solo-none-grid/none__{model}"
     for model in ("GRU", "DeltaNet", "Attention", "Window4", "MLP")} | {
     f"pelmanism-solo-none-grid/window4__{model}" for model in ("Attention", "MLP")}
