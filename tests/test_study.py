@@ -476,6 +476,7 @@ def test_the_docs_cell_tables_are_the_run_files_tables() -> None:
 
     text = (ROOT / "docs/study.md").read_text()
     assert text.count("<!-- cells: ") == 2  # the MemTab grid and the Pelmanism grid
+    assert text.count("<!-- reruns: ") == 1  # the Pelmanism grid on seeds 10 to 19
     assert render_cell_blocks(text, ROOT) == text, "run: python -m memtab_env.study.doc_tables docs/study.md"
 
 
@@ -549,4 +550,47 @@ def test_doc_tables_rewrites_stale_blocks_and_checks_them(tmp_path: Path, monkey
     (tmp_path / "plain.md").write_text("no tables\n")
     with pytest.raises(SystemExit):
         main([str(tmp_path / "plain.md")])
-    assert "holds no '<!-- cells: FOLDER config=CONFIG -->' block" in capsys.readouterr().err
+    assert "holds no '<!-- cells: FOLDER config=CONFIG -->' or" in capsys.readouterr().err
+
+
+def test_the_reruns_table_sets_each_rerun_beside_its_committed_cell() -> None:
+    from memtab_env.study.tables import reruns_table
+
+    def cell(model: str, scores: list[float], first_seed: int) -> dict:
+        seeds = list(range(first_seed, first_seed + len(scores)))
+        return {**_run("t", "none", model, scores), "seeds": seeds}
+
+    committed = [cell(m, [0.5] * 4, 0) for m in ("GRU", "LSTM", "FFM", "LRU")]  # each interval [0.50, 0.50]
+    reruns = [cell("GRU", [0.5] * 4, 10),  # the same IQM: inside
+              cell("LSTM", [0.5002] * 4, 10),  # a hair above: outside, inside at two decimals
+              cell("FFM", [0.3] * 4, 10),  # far below, its interval apart
+              cell("LRU", [0.52, 0.52, 0.52, 0.40], 10)]  # IQM 0.52 above; interval [0.40, 0.52] overlaps
+    header, rule, *rows = reruns_table(committed, reruns)
+    assert header.split(" | ")[2:4] == ["committed IQM [95%], seeds 0 to 3",
+                                        "rerun IQM [95%], seeds 10 to 13"]
+    assert rule == "|" + " --- |" * 7
+    assert [row.strip("| ").split(" | ")[1:] for row in rows] == [
+        ["GRU", "0.50 [0.50, 0.50]", "**0.50 [0.50, 0.50]**", "0.50, 0.50, 0.50, 0.50", "yes", "yes"],
+        ["LSTM", "0.50 [0.50, 0.50]", "**0.50 [0.50, 0.50]**", "0.50, 0.50, 0.50, 0.50",
+         "no: 0.0002 above (inside at two decimals)", "no"],
+        ["FFM", "0.50 [0.50, 0.50]", "**0.30 [0.30, 0.30]**", "0.30, 0.30, 0.30, 0.30",
+         "no: 0.2000 below", "no"],
+        ["LRU", "0.50 [0.50, 0.50]", "**0.52 [0.40, 0.52]**", "0.52, 0.52, 0.52, 0.40",
+         "no: 0.0200 above", "yes"]]
+    with pytest.raises(ValueError, match="rerun of t / none / S6 has no committed run file"):
+        reruns_table(committed, [cell("S6", [0.5] * 4, 10)])
+    assert reruns_table(committed, []) == []
+
+
+def test_doc_tables_rewrites_a_stale_reruns_block(tmp_path: Path, monkeypatch) -> None:
+    from memtab_env.study.doc_tables import main
+
+    monkeypatch.chdir(ROOT)
+    doc = tmp_path / "doc.md"
+    doc.write_text("<!-- reruns: results/ablation/pelmanism-grid-seeds-10-19 against=results/grid-pelmanism "
+                   "config=configs/study_pelmanism.yaml -->\n| an old table |\n<!-- /reruns -->\n")
+    assert main(["--check", str(doc)]) == 1
+    assert main([str(doc)]) == 0 and main(["--check", str(doc)]) == 0
+    rows = [line for line in doc.read_text().splitlines() if line.startswith("| `")]
+    assert rows and rows[0].startswith("| `none` |")  # in the config's order
+    assert "| an old table |" not in doc.read_text()

@@ -187,3 +187,47 @@ def cells_table(runs: Sequence[dict[str, Any]], curve_level: float = 0.9) -> lis
                f"{seconds:,.0f} s" if isinstance(seconds, (int, float)) else "not recorded"]
         lines.append("| " + " | ".join(row) + " |")
     return lines
+
+
+def _against(value: float, lo: float, hi: float) -> str:
+    """Where ``value`` lies against the interval ``[lo, hi]``: ``yes`` inside it, else how
+    far above or below at full precision, and whether it is inside at two decimals."""
+    if lo <= value <= hi:
+        return "yes"
+    side, gap = ("above", value - hi) if value > hi else ("below", lo - value)
+    shown = float(f"{lo:.2f}") <= float(f"{value:.2f}") <= float(f"{hi:.2f}")
+    return f"no: {gap:.4f} {side}" + (" (inside at two decimals)" if shown else "")
+
+
+def reruns_table(committed: Sequence[dict[str, Any]], reruns: Sequence[dict[str, Any]]) -> list[str]:
+    """Each cell of ``reruns`` (run files of the same cells on other seeds, in their order)
+    beside its ``committed`` run (Markdown lines): both IQMs with their 95% intervals, the
+    rerun's every seed, whether the rerun's IQM lies inside the committed interval (at full
+    precision; when not, how far and whether it is inside at the two decimals the tables
+    show) and whether the two intervals overlap. A rerun without a committed cell raises
+    ``ValueError`` naming it."""
+    if not reruns:
+        return []
+    before, after = aggregate(committed), aggregate(reruns)
+
+    def seeds(runs: Sequence[dict[str, Any]]) -> str:
+        numbers = sorted({s for run in runs for s in run["seeds"]})
+        return f"seeds {numbers[0]} to {numbers[-1]}" if len(numbers) > 1 else f"seed {numbers[0]}"
+
+    head = ["memory", "architecture", f"committed IQM [95%], {seeds(committed)}",
+            f"rerun IQM [95%], {seeds(reruns)}", "every rerun seed",
+            "rerun IQM inside the committed interval", "intervals overlap"]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for run in reruns:
+        cell = (run["track"], run["memory"], run["model"])
+        if cell not in before:
+            raise ValueError(f"rerun of {' / '.join(cell)} has no committed run file to compare with")
+        was, now = before[cell], after[cell]
+        row = [f"`{run['memory']}`", run["model"],
+               f"{was['iqm']:.2f} [{was['lo']:.2f}, {was['hi']:.2f}]",
+               f"**{now['iqm']:.2f} [{now['lo']:.2f}, {now['hi']:.2f}]**",
+               ", ".join(f"{f['score']:.2f}" for f in run["final"]),
+               _against(now["iqm"], was["lo"], was["hi"]),
+               "yes" if now["lo"] <= was["hi"] and was["lo"] <= now["hi"] else "no"]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
