@@ -594,3 +594,36 @@ def test_doc_tables_rewrites_a_stale_reruns_block(tmp_path: Path, monkeypatch) -
     rows = [line for line in doc.read_text().splitlines() if line.startswith("| `")]
     assert rows and rows[0].startswith("| `none` |")  # in the config's order
     assert "| an old table |" not in doc.read_text()
+
+
+#: the committed run files trained before run files recorded the platform that trained
+#: them (docs/study.md, "What a rerun reproduces"); the MemTab ones record the platform
+#: that re-scored them (``final_platform``). No other run file may lack ``platform``.
+TRAINED_BEFORE_THE_PLATFORM_FIELD = {
+    "results/rerun/study/pelmanism-solo-none-long/none__GRU.json",
+    "results/rerun/study/pelmanism-solo-none/none__GRU.json",
+    *(f"results/study/{track}/none__GRU.json" for track in (
+        "memtab-2p-none-latch-greedy-more", "memtab-2p-none-latch-greedy", "memtab-2p-none-latch-more",
+        "memtab-2p-none-latch", "memtab-2p-none-long", "pelmanism-solo-none-long")),
+    *(f"results/study/{track}/{memory}__{model}.json" for track in ("memtab-2p-none", "pelmanism-solo-none")
+      for memory in ("none", "window4")
+      for model in ("Attention", "FFM", "GRU", "LRU", "LSTM", "MLP", "Window4")),
+    "results/study/memtab-2p-none/perfect__MLP.json", "results/study/pelmanism-solo-none/perfect__MLP.json",
+}
+
+
+def test_every_committed_run_file_records_the_platform_that_trained_it() -> None:
+    lacking, rescored = set(), set()
+    for path in sorted((ROOT / "results").rglob("*.json")):
+        run = json.loads(path.read_text())
+        if isinstance(run, dict) and run.get("format") == study.RUN_FORMAT and "platform" not in run:
+            name = path.relative_to(ROOT).as_posix()
+            lacking.add(name)
+            if "final_platform" in run:
+                rescored.add(name)
+    assert len(TRAINED_BEFORE_THE_PLATFORM_FIELD) == 38
+    assert lacking == TRAINED_BEFORE_THE_PLATFORM_FIELD, (
+        "a run file without `platform` that is not one of the 38 older ones: "
+        f"{sorted(lacking - TRAINED_BEFORE_THE_PLATFORM_FIELD)}; listed but recording it now: "
+        f"{sorted(TRAINED_BEFORE_THE_PLATFORM_FIELD - lacking)}")
+    assert rescored == {name for name in lacking if "/memtab-2p-none" in name}
