@@ -565,7 +565,10 @@ def test_the_reruns_table_sets_each_rerun_beside_its_committed_cell() -> None:
               cell("LSTM", [0.5002] * 4, 10),  # a hair above: outside, inside at two decimals
               cell("FFM", [0.3] * 4, 10),  # far below, its interval apart
               cell("LRU", [0.52, 0.52, 0.52, 0.40], 10)]  # IQM 0.52 above; interval [0.40, 0.52] overlaps
-    header, rule, *rows = reruns_table(committed, reruns)
+    header, rule, *rows, blank, counts = reruns_table(committed, reruns)
+    assert blank == ""
+    assert counts == ("Of 4 reruns, 1 have their IQM inside the committed interval at full precision, "
+                      "2 at two decimals; 2 of the 4 intervals overlap the committed one.")
     assert header.split(" | ")[2:4] == ["committed IQM [95%], seeds 0 to 3",
                                         "rerun IQM [95%], seeds 10 to 13"]
     assert rule == "|" + " --- |" * 7

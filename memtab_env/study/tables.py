@@ -204,8 +204,8 @@ def reruns_table(committed: Sequence[dict[str, Any]], reruns: Sequence[dict[str,
     beside its ``committed`` run (Markdown lines): both IQMs with their 95% intervals, the
     rerun's every seed, whether the rerun's IQM lies inside the committed interval (at full
     precision; when not, how far and whether it is inside at the two decimals the tables
-    show) and whether the two intervals overlap. A rerun without a committed cell raises
-    ``ValueError`` naming it."""
+    show) and whether the two intervals overlap, then a line that counts them. A rerun
+    without a committed cell raises ``ValueError`` naming it."""
     if not reruns:
         return []
     before, after = aggregate(committed), aggregate(reruns)
@@ -218,16 +218,23 @@ def reruns_table(committed: Sequence[dict[str, Any]], reruns: Sequence[dict[str,
             f"rerun IQM [95%], {seeds(reruns)}", "every rerun seed",
             "rerun IQM inside the committed interval", "intervals overlap"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    inside = shown = overlap = 0
     for run in reruns:
         cell = (run["track"], run["memory"], run["model"])
         if cell not in before:
             raise ValueError(f"rerun of {' / '.join(cell)} has no committed run file to compare with")
         was, now = before[cell], after[cell]
+        where = _against(now["iqm"], was["lo"], was["hi"])
+        overlaps = now["lo"] <= was["hi"] and was["lo"] <= now["hi"]
+        inside += where == "yes"
+        shown += where == "yes" or where.endswith("(inside at two decimals)")
+        overlap += overlaps
         row = [f"`{run['memory']}`", run["model"],
                f"{was['iqm']:.2f} [{was['lo']:.2f}, {was['hi']:.2f}]",
                f"**{now['iqm']:.2f} [{now['lo']:.2f}, {now['hi']:.2f}]**",
                ", ".join(f"{f['score']:.2f}" for f in run["final"]),
-               _against(now["iqm"], was["lo"], was["hi"]),
-               "yes" if now["lo"] <= was["hi"] and was["lo"] <= now["hi"] else "no"]
+               where, "yes" if overlaps else "no"]
         lines.append("| " + " | ".join(row) + " |")
-    return lines
+    n = len(reruns)
+    return [*lines, "", f"Of {n} reruns, {inside} have their IQM inside the committed interval at full "
+            f"precision, {shown} at two decimals; {overlap} of the {n} intervals overlap the committed one."]
