@@ -560,15 +560,16 @@ def test_the_reruns_table_sets_each_rerun_beside_its_committed_cell() -> None:
         seeds = list(range(first_seed, first_seed + len(scores)))
         return {**_run("t", "none", model, scores), "seeds": seeds}
 
-    committed = [cell(m, [0.5] * 4, 0) for m in ("GRU", "LSTM", "FFM", "LRU")]  # each interval [0.50, 0.50]
+    committed = [cell(m, [0.5] * 4, 0) for m in ("GRU", "LSTM", "FFM", "LRU", "S6")]  # each [0.50, 0.50]
     reruns = [cell("GRU", [0.5] * 4, 10),  # the same IQM: inside
               cell("LSTM", [0.5002] * 4, 10),  # a hair above: outside, inside at two decimals
               cell("FFM", [0.3] * 4, 10),  # far below, its interval apart
-              cell("LRU", [0.52, 0.52, 0.52, 0.40], 10)]  # IQM 0.52 above; interval [0.40, 0.52] overlaps
+              cell("LRU", [0.52, 0.52, 0.52, 0.40], 10),  # IQM 0.52 above; interval [0.40, 0.52] overlaps
+              cell("S6", [0.50003] * 4, 10)]  # too close to show at four decimals
     header, rule, *rows, blank, counts = reruns_table(committed, reruns)
     assert blank == ""
-    assert counts == ("Of 4 reruns, 1 have their IQM inside the committed interval at full precision, "
-                      "2 at two decimals; 2 of the 4 intervals overlap the committed one.")
+    assert counts == ("Of 5 reruns, 1 have their IQM inside the committed interval at full precision, "
+                      "3 at two decimals; 2 of the 5 intervals overlap the committed one.")
     assert header.split(" | ")[2:4] == ["committed IQM [95%], seeds 0 to 3",
                                         "rerun IQM [95%], seeds 10 to 13"]
     assert rule == "|" + " --- |" * 7
@@ -579,9 +580,11 @@ def test_the_reruns_table_sets_each_rerun_beside_its_committed_cell() -> None:
         ["FFM", "0.50 [0.50, 0.50]", "**0.30 [0.30, 0.30]**", "0.30, 0.30, 0.30, 0.30",
          "no: 0.2000 below", "no"],
         ["LRU", "0.50 [0.50, 0.50]", "**0.52 [0.40, 0.52]**", "0.52, 0.52, 0.52, 0.40",
-         "no: 0.0200 above", "yes"]]
-    with pytest.raises(ValueError, match="rerun of t / none / S6 has no committed run file"):
-        reruns_table(committed, [cell("S6", [0.5] * 4, 10)])
+         "no: 0.0200 above", "yes"],
+        ["S6", "0.50 [0.50, 0.50]", "**0.50 [0.50, 0.50]**", "0.50, 0.50, 0.50, 0.50",
+         "no: under 0.0001 above (inside at two decimals)", "no"]]
+    with pytest.raises(ValueError, match="rerun of t / none / MGU has no committed run file"):
+        reruns_table(committed, [cell("MGU", [0.5] * 4, 10)])
     assert reruns_table(committed, []) == []
 
 

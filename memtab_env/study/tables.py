@@ -196,7 +196,8 @@ def _against(value: float, lo: float, hi: float) -> str:
         return "yes"
     side, gap = ("above", value - hi) if value > hi else ("below", lo - value)
     shown = float(f"{lo:.2f}") <= float(f"{value:.2f}") <= float(f"{hi:.2f}")
-    return f"no: {gap:.4f} {side}" + (" (inside at two decimals)" if shown else "")
+    size = f"{gap:.4f}" if gap >= 0.0001 else "under 0.0001"
+    return f"no: {size} {side}" + (" (inside at two decimals)" if shown else "")
 
 
 def reruns_table(committed: Sequence[dict[str, Any]], reruns: Sequence[dict[str, Any]]) -> list[str]:
