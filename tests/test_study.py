@@ -588,6 +588,17 @@ def test_the_reruns_table_sets_each_rerun_beside_its_committed_cell() -> None:
     assert reruns_table(committed, []) == []
 
 
+def test_placement_reads_an_interval_at_full_precision_and_at_two_decimals() -> None:
+    from memtab_env.study.tables import Placement, placement
+
+    assert placement(0.5, 0.5, 0.6) == Placement(True, True, "yes")  # on an end is inside
+    assert placement(0.6, 0.5, 0.6) == Placement(True, True, "yes")
+    assert placement(0.4951, 0.4960, 0.6) == Placement(
+        False, True, "no: 0.0009 below (inside at two decimals)")
+    assert placement(0.4949, 0.4960, 0.6) == Placement(False, False, "no: 0.0011 below")
+    assert placement(0.61, 0.5, 0.6) == Placement(False, False, "no: 0.0100 above")
+
+
 def test_doc_tables_rewrites_a_stale_reruns_block(tmp_path: Path, monkeypatch) -> None:
     from memtab_env.study.doc_tables import main
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtab_env.study.scores import FINAL_SCALES
 
@@ -189,15 +189,24 @@ def cells_table(runs: Sequence[dict[str, Any]], curve_level: float = 0.9) -> lis
     return lines
 
 
-def _against(value: float, lo: float, hi: float) -> str:
+class Placement(NamedTuple):
+    """Where a value lies against an interval: ``inside`` it at full precision,
+    ``inside_shown`` at the two decimals the tables show, and ``text`` saying so."""
+
+    inside: bool
+    inside_shown: bool
+    text: str
+
+
+def placement(value: float, lo: float, hi: float) -> Placement:
     """Where ``value`` lies against the interval ``[lo, hi]``: ``yes`` inside it, else how
     far above or below at full precision, and whether it is inside at two decimals."""
-    if lo <= value <= hi:
-        return "yes"
-    side, gap = ("above", value - hi) if value > hi else ("below", lo - value)
     shown = float(f"{lo:.2f}") <= float(f"{value:.2f}") <= float(f"{hi:.2f}")
+    if lo <= value <= hi:
+        return Placement(True, shown, "yes")
+    side, gap = ("above", value - hi) if value > hi else ("below", lo - value)
     size = f"{gap:.4f}" if gap >= 0.0001 else "under 0.0001"
-    return f"no: {size} {side}" + (" (inside at two decimals)" if shown else "")
+    return Placement(False, shown, f"no: {size} {side}" + (" (inside at two decimals)" if shown else ""))
 
 
 def reruns_table(committed: Sequence[dict[str, Any]], reruns: Sequence[dict[str, Any]]) -> list[str]:
@@ -225,16 +234,16 @@ def reruns_table(committed: Sequence[dict[str, Any]], reruns: Sequence[dict[str,
         if cell not in before:
             raise ValueError(f"rerun of {' / '.join(cell)} has no committed run file to compare with")
         was, now = before[cell], after[cell]
-        where = _against(now["iqm"], was["lo"], was["hi"])
+        where = placement(now["iqm"], was["lo"], was["hi"])
         overlaps = now["lo"] <= was["hi"] and was["lo"] <= now["hi"]
-        inside += where == "yes"
-        shown += where == "yes" or where.endswith("(inside at two decimals)")
+        inside += where.inside
+        shown += where.inside_shown
         overlap += overlaps
         row = [f"`{run['memory']}`", run["model"],
                f"{was['iqm']:.2f} [{was['lo']:.2f}, {was['hi']:.2f}]",
                f"**{now['iqm']:.2f} [{now['lo']:.2f}, {now['hi']:.2f}]**",
                ", ".join(f"{f['score']:.2f}" for f in run["final"]),
-               where, "yes" if overlaps else "no"]
+               where.text, "yes" if overlaps else "no"]
         lines.append("| " + " | ".join(row) + " |")
     n = len(reruns)
     return [*lines, "", f"Of {n} reruns, {inside} have their IQM inside the committed interval at full "
