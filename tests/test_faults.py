@@ -52,17 +52,25 @@ def _finish(proc: subprocess.Popen[str], timeout: float = 300) -> str:
     return out
 
 
-def _kill_when(proc: subprocess.Popen[str], folder: Path, pattern: str, deadline: float) -> bool:
-    """SIGKILL ``proc`` as soon as a file matching ``pattern`` exists under ``folder`` (a
-    temporary file: the kill lands in the middle of that write); False if it ended first."""
+def _wait_for(proc: subprocess.Popen[str], folder: Path, pattern: str, deadline: float) -> bool:
+    """Wait until a file matching ``pattern`` exists under ``folder``; False if ``proc``
+    ended first or ``deadline`` seconds passed."""
     end = time.monotonic() + deadline
     while time.monotonic() < end and proc.poll() is None:
         if any(folder.rglob(pattern)):
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
             return True
         time.sleep(0.001)
     return False
+
+
+def _kill_when(proc: subprocess.Popen[str], folder: Path, pattern: str, deadline: float) -> bool:
+    """SIGKILL ``proc`` as soon as a file matching ``pattern`` exists under ``folder`` (a
+    temporary file: the kill lands in the middle of that write); False if it ended first."""
+    if not _wait_for(proc, folder, pattern, deadline):
+        return False
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    return True
 
 
 def _state(run: Path) -> dict:
@@ -101,9 +109,10 @@ def uninterrupted(tmp_path_factory) -> dict:
 def test_training_killed_at_a_write_resumes(tmp_path, uninterrupted, target):
     runs = tmp_path / "runs"
     proc = _train(TRAIN, runs, slow_renames=target != "random")
-    if target == "random":
-        time.sleep(random.uniform(6.0, 12.0))
-        proc.send_signal(signal.SIGKILL)
+    if target == "random":  # a moment after the run starts writing, however slow its start
+        assert _wait_for(proc, runs, "config.yaml", 300), "the run ended before it wrote config.yaml"
+        time.sleep(random.uniform(0.0, 3.0))  # unloaded: checkpoints 1.2 to 2 s after it, the end 4.4 s
+        proc.send_signal(signal.SIGKILL)  # nothing if it has already finished: the resume says so
         proc.wait()
         killed = True
     else:
