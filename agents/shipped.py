@@ -61,6 +61,24 @@ STUDY_SEEDS: dict[str, tuple[str, str, str, str, int]] = {
 }
 
 
+def study_seed_config(model_path: str | Path) -> dict[str, Any] | None:
+    """The ``config`` that an evaluation of ``model_path`` records when the file is a
+    shipped study seed (the same bytes as its zip in :data:`STUDY_SEEDS`): the one in its
+    ``<name>_eval.json``, which names every stage that trained it (the study command, and
+    each stage's track, run file, steps and PPO config; held equal to the run files by
+    ``tests/test_shipped_provenance.py``). ``None`` for any other file, or when that
+    evaluation file is missing."""
+    import json
+
+    data = Path(model_path).read_bytes()
+    for name in STUDY_SEEDS:
+        zip_path = shipped_path(name)
+        report = zip_path.with_name(f"{zip_path.stem}_eval.json")
+        if zip_path.read_bytes() == data and report.is_file():
+            return json.loads(report.read_text())["config"]
+    return None
+
+
 def shipped_path(name: str) -> Path:
     """The zip of the shipped policy ``name``."""
     if name not in SHIPPED:

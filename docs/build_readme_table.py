@@ -101,16 +101,21 @@ def table() -> str:
         measured = figures(reports) if reports else "no committed evaluation"
         links = ", ".join(f"[{p.name}]({p.relative_to(ROOT).as_posix()})" for p, _ in reports) or "-"
         rows.append(f"| `{name}.yaml` | {desc} | {measured} | {links} |")
+    policies: dict[Path, list[tuple[Path, dict[str, Any]]]] = {}
     for (name, _), reports in sorted(found.items()):
-        rows += [study_row(path, report, stems) for path, report in reports if name == "study"]
+        for path, report in reports if name == "study" else []:
+            policies.setdefault(path.parent / report["model"], []).append((path, report))
+    rows += [study_row(reports, stems) for _, reports in sorted(policies.items())]
     return "\n".join(rows)
 
 
-def study_row(path: Path, report: dict[str, Any], stems: dict[str, str]) -> str:
-    """The row of a policy of the memory study: described by its checkpoint (beside the
-    evaluation) and its study run file (``results/study/``)."""
+def study_row(reports: list[tuple[Path, dict[str, Any]]], stems: dict[str, str]) -> str:
+    """The row of a policy of the memory study, from its evaluation files (the track's
+    opponents, then any others such as ``search``): described by its checkpoint (beside
+    the evaluations) and its study run file (``results/study/``)."""
     from memtab_env.jax.ppo import read_meta
 
+    path, report = reports[0]
     meta = read_meta(path.parent / report["model"])
     cfg, cell = meta["config"], meta["study"]
     run = json.loads((ROOT / "results" / "study" / cell["track"]
@@ -123,8 +128,8 @@ def study_row(path: Path, report: dict[str, Any], stems: dict[str, str]) -> str:
     stem = path.stem[: -len("_eval")]
     if path.parent.name == "policies" and stem in stems:
         desc += f'; shipped as `agents.make("{stems[stem]}")`'
-    link = f"[{path.name}]({path.relative_to(ROOT).as_posix()})"
-    return f"| `study.yaml` | {desc} | {figures([(path, report)])} | {link} |"
+    links = ", ".join(f"[{p.name}]({p.relative_to(ROOT).as_posix()})" for p, _ in reports)
+    return f"| `study.yaml` | {desc} | {figures(reports)} | {links} |"
 
 
 def render(text: str) -> str:

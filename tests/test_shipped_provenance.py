@@ -40,24 +40,50 @@ def test_a_shipped_best_seed_is_labelled_with_its_cell(monkeypatch: pytest.Monke
 
 
 def test_the_shipped_study_policy_names_every_stage_that_trained_it() -> None:
-    """``gru_memtab_none_eval.json``: one stage per study track of the chain of follow-ups
-    that ends at the shipped seed's cell, each with that run file's PPO config at the
-    shipped seed, in training order, the steps adding up."""
+    """Each evaluation of ``gru-memtab-none`` (``gru_memtab_none_eval.json``, and the one
+    against ``search``): one stage per study track of the chain of follow-ups that ends at
+    the shipped seed's cell, each with that run file's PPO config at the shipped seed, in
+    training order, the steps adding up."""
     name = "gru-memtab-none"
     scored_on, track, memory, model, seed = shipped.STUDY_SEEDS[name]
-    report = json.loads((shipped.POLICY_DIR / "gru_memtab_none_eval.json").read_text())
-    config = report["config"]
-    assert config["exp_name"] == "study" and config["seed"] == seed
     chain = []
     while track:
         run = load_run(ROOT / "results" / "study" / track / f"{memory}__{model}.json")
         chain.append((track, run))
         track = run.get("init", {}).get("track") if run.get("init") else None
     chain.reverse()
-    stages = config["stages"]
-    assert [s["track"] for s in stages] == [t for t, _ in chain]
-    done = 0
-    for stage, (_, run) in zip(stages, chain, strict=True):
-        assert stage["ppo"] == {**run["config"], "seed": seed}
-        assert stage["timesteps_after"] == run["timesteps"] == done + stage["timesteps"]
-        done = run["timesteps"]
+    reports = sorted(shipped.POLICY_DIR.glob("gru_memtab_none*_eval.json"))
+    assert [p.name for p in reports] == ["gru_memtab_none_eval.json", "gru_memtab_none_search_eval.json"]
+    for path in reports:
+        config = json.loads(path.read_text())["config"]
+        assert config["exp_name"] == "study" and config["seed"] == seed
+        assert config["command"] == ("memtab study --config configs/study.yaml --tracks "
+                                     + " ".join(t for t, _ in chain))
+        stages = config["stages"]
+        assert [s["track"] for s in stages] == [t for t, _ in chain]
+        done = 0
+        for stage, (_, run) in zip(stages, chain, strict=True):
+            assert stage["ppo"] == {**run["config"], "seed": seed}
+            assert stage["timesteps_after"] == run["timesteps"] == done + stage["timesteps"]
+            done = run["timesteps"]
+
+
+def test_an_evaluation_of_a_shipped_study_seed_records_its_stages(tmp_path: Path) -> None:
+    """``train.py --evaluate`` of the shipped study seed (or a copy of its bytes) records
+    the stages in its eval file, not the config of ``<name>.yaml``; any other model keeps
+    its own config."""
+    pytest.importorskip("jax")
+    from memtab_env.train.run import main
+
+    shipped_zip = shipped.shipped_path("gru-memtab-none")
+    stages = json.loads((shipped.POLICY_DIR / "gru_memtab_none_eval.json").read_text())["config"]
+    assert shipped.study_seed_config(shipped_zip) == stages
+    copy = tmp_path / "copy.zip"
+    copy.write_bytes(shipped_zip.read_bytes())
+    assert shipped.study_seed_config(copy) == stages
+    assert shipped.study_seed_config(shipped.shipped_path("ppo-memtab")) is None
+    out = tmp_path / "eval.json"
+    main(["--evaluate", str(shipped_zip), "--eval-opponents", "[random]", "--eval-games", "2",
+          "--out", str(out)])
+    report = json.loads(out.read_text())
+    assert report["config"] == stages and report["results"]["random"]["games"] == 2

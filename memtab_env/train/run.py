@@ -283,6 +283,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "train.py") -> Path:
         seed_everything(cfg.seed, cfg.torch_threads)
         model_path = Path(args.evaluate)
         report = evaluate(model_path, cfg)
+        from memtab_env.agents.shipped import study_seed_config
+
+        report["config"] = study_seed_config(model_path) or report["config"]  # a study seed's stages
         out = Path(args.out) if args.out else eval_out(model_path, cfg.runs_dir)
         write_eval(report, out)
         print_table(report, f"{model_path} ({cfg.env_id}, {cfg.memory} memory)")
