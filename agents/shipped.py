@@ -36,6 +36,7 @@ Pelmanism the deck): the loader refuses other games with a message that says so.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,6 @@ def study_seed_config(model_path: str | Path) -> dict[str, Any] | None:
     each stage's track, run file, steps and PPO config; held equal to the run files by
     ``tests/test_shipped_provenance.py``). ``None`` for any other file, or when that
     evaluation file is missing."""
-    import json
-
     data = Path(model_path).read_bytes()
     for name in STUDY_SEEDS:
         zip_path = shipped_path(name)
