@@ -40,14 +40,16 @@ def render_cell_blocks(text: str, root: str | Path = ".") -> str:
     def runs(folder: str, config: str) -> list[dict]:
         return in_study_order(collect_runs(Path(root) / folder), load_study(Path(root) / config))
 
-    def cells(match: re.Match[str]) -> str:
-        level = float(match["level"]) if match["level"] else 0.9
-        lines = cells_table(runs(match["folder"], match["config"]), level)
+    def filled(match: re.Match[str], lines: list[str]) -> str:
         return match[1] + "".join(line + "\n" for line in lines) + match["end"]
 
+    def cells(match: re.Match[str]) -> str:
+        level = float(match["level"]) if match["level"] else 0.9
+        return filled(match, cells_table(runs(match["folder"], match["config"]), level))
+
     def reruns(match: re.Match[str]) -> str:
-        lines = reruns_table(runs(match["against"], match["config"]), runs(match["folder"], match["config"]))
-        return match[1] + "".join(line + "\n" for line in lines) + match["end"]
+        return filled(match, reruns_table(runs(match["against"], match["config"]),
+                                          runs(match["folder"], match["config"])))
 
     return _RERUNS.sub(reruns, _BLOCK.sub(cells, text))
 
